@@ -1,0 +1,57 @@
+"""`sage-desk`: the GUI by default, headless sub-commands for everything else (DESIGN.md 10).
+
+Each sub-command lives in its own module with `register(parser)`, which declares its arguments
+and sets `handler`. Command modules keep heavy imports (litellm, SQLAlchemy, Qt) inside their
+handlers, so `sage-desk --help` and the GUI start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from sage_desk import __version__
+
+# command name -> module under sage_desk.cli, and a one-line help
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate", "check graphs, domains and case suites"),
+    "paths": ("paths", "list every start-to-end path of a graph"),
+}
+
+
+def _configure_environment() -> None:
+    # litellm fetches its price map over the network at import unless told not to (ENVIRONMENT.md).
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sage-desk", description="Test customer-service agents against SOPs.")
+    parser.add_argument("--version", action="version", version=f"sage-desk {__version__}")
+    parser.add_argument("--screenshot", metavar="DIR", help="open the app offscreen, write one PNG per screen into DIR, exit")
+    parser.add_argument("--db", metavar="URL", help="database URL for the GUI (default: the sample runs, then your own)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        mod = importlib.import_module(f"sage_desk.cli.{module}")
+        mod.register(sub.add_parser(name, help=help_text, description=help_text))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `sage-desk` console script."""
+    _configure_environment()
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        from sage_desk.gui.app import run_app
+
+        return run_app(screenshot_dir=args.screenshot, db_url=args.db)
+    try:
+        return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Pure-Python core of SAGE Desk. Nothing here imports Qt (checked by import-linter)."""

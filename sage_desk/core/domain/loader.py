@@ -1,0 +1,247 @@
+"""Load and validate a domain folder: domain.yaml, policy.md, sop.yaml, world.yaml.
+
+`validate_domain` collects every problem across the files (for the CLI and the GUI's problem
+list); `load_domain` returns a ready `DomainBundle` or raises DomainError with those problems.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from sage_desk.core import expr
+from sage_desk.core.domain.model import Column, Domain, ToolKind
+from sage_desk.core.domain.tools import HELPDESK_TOOLS, helpdesk_schemas, tool_schema
+from sage_desk.core.domain.world import Row, World
+from sage_desk.core.errors import DomainError, InputError, Problem
+from sage_desk.core.locations import resolve_domain_dir
+from sage_desk.core.sop.io import graph_from_located, pydantic_problems
+from sage_desk.core.sop.model import FieldSource, Graph
+from sage_desk.core.sop.validate import validate_graph
+from sage_desk.core.yamlsafe import Located, load_file, read_text
+
+ARG_NAMES = ("slots", "facts")
+"""Names graph argument expressions may use besides the domain's context rows."""
+
+
+@dataclass
+class DomainBundle:
+    """A loaded domain: its declaration, graph, world and policy text."""
+
+    dir: Path
+    domain: Domain
+    graph: Graph
+    world: World
+    policy: str
+    graph_located: Located | None = None
+    _schemas: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.domain.name
+
+    @property
+    def sop_path(self) -> Path:
+        return self.dir / self.domain.sop
+
+    @property
+    def cases_path(self) -> Path:
+        return self.dir / self.domain.cases
+
+    def user_fields(self) -> dict[str, list[str]]:
+        """User slots of the graph with their values."""
+        return {n: s.values for n, s in self.graph.fields.items() if s.source == FieldSource.USER}
+
+    def tool_names(self) -> list[str]:
+        return [*self.domain.tools, *HELPDESK_TOOLS]
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI-style schemas for every tool the agent may call (cached)."""
+        if not self._schemas:
+            self._schemas = [tool_schema(n, s) for n, s in self.domain.tools.items()]
+            self._schemas += helpdesk_schemas(self.domain, self.user_fields())
+        return self._schemas
+
+    def context_rows(self, grounding: dict[str, str], world: Any = None) -> dict[str, Row]:
+        """The named rows of a case: those it names, then those reached through `via`."""
+        source = world or self.world
+        rows: dict[str, Row] = {}
+        for name, ctx in self.domain.context.items():
+            key = grounding.get(name)
+            if key is None and ctx.via:
+                other, _, column = ctx.via.partition(".")
+                key = rows.get(other, {}).get(column)
+            if key is not None:
+                row = source.get(ctx.table, key)
+                if row is not None:
+                    rows[name] = row
+        return rows
+
+    def system_values(self, rows: dict[str, Row]) -> dict[str, Any]:
+        """Every system variable evaluated over the context rows (missing rows give None)."""
+        values = {}
+        for fname, expression in self.domain.system_variables.items():
+            try:
+                values[fname] = expr.evaluate(expression, rows)
+            except expr.ExprError:
+                values[fname] = None
+        return values
+
+
+def load_domain(name_or_path: str | Path) -> DomainBundle:
+    """Load a domain folder; raises DomainError listing every problem."""
+    bundle, problems = _load(resolve_domain_dir(name_or_path))
+    if problems or bundle is None:
+        raise DomainError(problems)
+    return bundle
+
+
+def validate_domain(name_or_path: str | Path) -> list[Problem]:
+    """Every problem of a domain folder (empty when it is fine)."""
+    return _load(resolve_domain_dir(name_or_path))[1]
+
+
+def _load(folder: Path) -> tuple[DomainBundle | None, list[Problem]]:
+    decl_file = folder / "domain.yaml"
+    if not decl_file.is_file():
+        return None, [Problem(str(folder), 1, 1, "not a domain folder (no domain.yaml)")]
+    try:
+        located = load_file(decl_file)
+        if not isinstance(located.data, dict):
+            return None, [located.problem((), "expected a mapping (name, tables, tools ...)")]
+        domain = Domain.model_validate(located.data)
+    except InputError as exc:
+        return None, exc.problems
+    except ValidationError as exc:
+        return None, pydantic_problems(exc, located)
+    problems: list[Problem] = []
+    problems += _check_declaration(domain, located)
+    graph, graph_located, graph_problems = _load_graph(folder / domain.sop, domain)
+    problems += graph_problems
+    world, world_problems = _load_world(folder / domain.world, domain)
+    problems += world_problems
+    try:
+        policy = read_text(folder / domain.policy)
+    except InputError as exc:
+        problems += exc.problems
+        policy = ""
+    if graph is not None:
+        problems += _check_fields(domain, graph, located)
+    if graph is None:
+        return None, problems
+    bundle = DomainBundle(folder, domain, graph, world, policy, graph_located)
+    return bundle, problems
+
+
+def _check_declaration(domain: Domain, located: Located) -> list[Problem]:
+    problems = []
+    for name, tool in domain.tools.items():
+        if name in HELPDESK_TOOLS:
+            problems.append(located.problem(("tools", name), f"tool {name!r} is built in; choose another name"))
+        table = domain.tables.get(tool.table)
+        if table is None:
+            problems.append(located.problem(("tools", name, "table"), f"tool {name!r}: unknown table {tool.table!r}"))
+            continue
+        for col in tool.set:
+            if table.columns and col not in table.columns:
+                problems.append(located.problem(("tools", name, "set"), f"tool {name!r}: unknown column {col!r} of {tool.table!r}"))
+        names = ("row", "args")
+        for where, text in [("guard", tool.guard), *[(f"set.{c}", v[1:]) for c, v in tool.set.items() if isinstance(v, str) and v.startswith("=")]]:
+            if text is not None:
+                err = expr.check(text, names)
+                if err:
+                    problems.append(located.problem(("tools", name, where.split(".")[0]), f"tool {name!r}: {err}"))
+        if tool.kind == ToolKind.READ and (tool.set or tool.guard):
+            problems.append(located.problem(("tools", name), f"tool {name!r}: a read tool has no 'set' or 'guard'"))
+    for name, ctx in domain.context.items():
+        if ctx.table not in domain.tables:
+            problems.append(located.problem(("context", name), f"context {name!r}: unknown table {ctx.table!r}"))
+    for fname, text in domain.system_variables.items():
+        err = expr.check(text, domain.context)
+        if err:
+            problems.append(located.problem(("system_variables", fname), f"system variable {fname!r}: {err}"))
+    return problems
+
+
+def _load_graph(path: Path, domain: Domain) -> tuple[Graph | None, Located | None, list[Problem]]:
+    try:
+        located = load_file(path)
+        graph = graph_from_located(located)
+    except InputError as exc:
+        return None, None, exc.problems
+    tools = [*domain.tools, *HELPDESK_TOOLS]
+    names = [*domain.context, *ARG_NAMES]
+    return graph, located, validate_graph(graph, located, tools=tools, expr_names=names, file=str(path))
+
+
+def _check_fields(domain: Domain, graph: Graph, located: Located) -> list[Problem]:
+    problems = []
+    if domain.intent_field not in graph.fields:
+        problems.append(located.problem(("intent_field",), f"intent_field {domain.intent_field!r} is not a field of the graph"))
+    for fname, spec in graph.fields.items():
+        if spec.source == FieldSource.SYSTEM and fname not in domain.system_variables:
+            problems.append(located.problem(("system_variables",), f"system field {fname!r} of the graph has no expression in system_variables"))
+    for fname in domain.system_variables:
+        spec = graph.fields.get(fname)
+        if spec is not None and spec.source != FieldSource.SYSTEM:
+            problems.append(located.problem(("system_variables", fname), f"{fname!r} is a user slot in the graph, not a system variable"))
+    return problems
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "list": (list,), "object": (dict,)}
+
+
+def _load_world(path: Path, domain: Domain) -> tuple[World, list[Problem]]:
+    world = World()
+    try:
+        located = load_file(path)
+    except InputError as exc:
+        return world, exc.problems
+    if not isinstance(located.data, dict):
+        return world, [located.problem((), "expected a mapping of table name to a list of rows")]
+    problems: list[Problem] = []
+    for tname, rows in located.data.items():
+        table = domain.tables.get(tname)
+        if table is None:
+            problems.append(located.problem((tname,), f"unknown table {tname!r} (declared: {', '.join(domain.tables)})"))
+            continue
+        if not isinstance(rows, list):
+            problems.append(located.problem((tname,), f"table {tname!r}: expected a list of rows"))
+            continue
+        world.tables[tname] = {}
+        for i, row in enumerate(rows):
+            problems += _check_row(located, tname, i, row, table, world.tables[tname])
+    return world, problems
+
+
+def _check_row(located: Located, tname: str, i: int, row: Any, table: Any, into: dict[str, Row]) -> list[Problem]:
+    where = (tname, i)
+    if not isinstance(row, dict):
+        return [located.problem(where, f"{tname}[{i}]: expected a mapping")]
+    problems = []
+    key = row.get(table.key)
+    if key is None:
+        return [located.problem(where, f"{tname}[{i}]: missing key column {table.key!r}")]
+    if str(key) in into:
+        problems.append(located.problem(where + (table.key,), f"{tname}: duplicate key {key!r}"))
+    for col, value in row.items():
+        spec: Column | None = table.column(col)
+        if table.columns and spec is None:
+            problems.append(located.problem(where + (col,), f"{tname}[{i}]: unknown column {col!r}"))
+            continue
+        if spec is None or value is None:
+            continue
+        if not isinstance(value, _TYPES[spec.type]) or (spec.type in ("integer", "number") and isinstance(value, bool)):
+            problems.append(located.problem(where + (col,), f"{tname}[{i}].{col}: expected {spec.type}, found {value!r}"))
+        elif spec.values is not None and value not in spec.values:
+            problems.append(located.problem(where + (col,), f"{tname}[{i}].{col}: {value!r} is not one of {spec.values}"))
+    for col, spec_any in table.columns.items():
+        spec = table.column(col)
+        if spec is not None and spec.required and col not in row:
+            problems.append(located.problem(where, f"{tname}[{i}]: missing column {col!r}"))
+    into[str(key)] = row
+    return problems

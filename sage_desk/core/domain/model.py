@@ -1,0 +1,92 @@
+"""Pydantic models of `domain.yaml` (DESIGN.md section 3): tables, context, variables, tools."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+ColumnType = Literal["string", "integer", "number", "boolean", "list", "object"]
+
+
+class Column(_Model):
+    """A typed column of a world table."""
+
+    type: ColumnType = "string"
+    values: list[str] | None = Field(None, description="Allowed values, for enumerations")
+    required: bool = True
+    description: str = ""
+
+
+class Table(_Model):
+    """A world table: its key column and typed columns."""
+
+    key: str
+    columns: dict[str, Column | ColumnType] = Field(default_factory=dict)
+    description: str = ""
+
+    def column(self, name: str) -> Column | None:
+        spec = self.columns.get(name)
+        return Column(type=spec) if isinstance(spec, str) else spec
+
+
+class ContextRow(_Model):
+    """A named row a case is grounded in: given by the case, or reached from another row."""
+
+    table: str
+    via: str | None = Field(None, description="`other.column` holding this row's key; None: the case names it")
+
+
+class ToolKind(StrEnum):
+    """Declarative tool kinds."""
+
+    READ = "read"  # look a row up by key
+    WRITE = "write"  # set fields on a row, if the guard holds
+    RECORD = "record"  # money-moving/external action: recorded, applied to the private world only
+
+
+class Param(_Model):
+    """One tool parameter, as JSON schema."""
+
+    type: Literal["string", "integer", "number", "boolean", "array", "object"] = "string"
+    description: str = ""
+    enum: list[Any] | None = None
+    required: bool = True
+
+
+class ToolSpec(_Model):
+    """A declared tool. Reads and writes act on `table` by `key`; records also log an intent."""
+
+    kind: ToolKind
+    description: str
+    table: str
+    key: str = Field(description="The parameter (and key column) naming the row")
+    params: dict[str, Param] = Field(default_factory=dict)
+    set: dict[str, Any] = Field(default_factory=dict, description="Columns set on the row (`=expr` over row, args)")
+    guard: str | None = Field(None, description="Expression over `row` and `args` that must hold")
+    guard_message: str = "this action is not possible for this record"
+    returns: list[str] | None = Field(None, description="Columns a read returns (all when unset)")
+
+
+class Domain(_Model):
+    """`domain.yaml`: what makes a folder a SAGE Desk domain."""
+
+    version: int = 1
+    name: str
+    title: str = ""
+    description: str = ""
+    policy: str = "policy.md"
+    sop: str = "sop.yaml"
+    world: str = "world.yaml"
+    cases: str = "cases.jsonl"
+    intent_field: str = Field(description="The user slot that `tag_ticket(intent=...)` reports")
+    tables: dict[str, Table]
+    context: dict[str, ContextRow] = Field(default_factory=dict)
+    system_variables: dict[str, str] = Field(default_factory=dict, description="Field name -> expression over the context rows")
+    tools: dict[str, ToolSpec] = Field(default_factory=dict)

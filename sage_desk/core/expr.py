@@ -1,0 +1,70 @@
+"""Conditions, guards and argument constraints: small expressions, evaluated safely.
+
+We use simpleeval (a maintained, sandboxed evaluator over Python's `ast`): no `eval`, no
+attribute access to dunders, bounded powers and string sizes. Dict values are reachable with dot
+syntax (`order.status`), so expressions read like the policy: ``order.status in ('processing',)``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import simpleeval
+
+from sage_desk.core.errors import SageError
+
+MAX_LENGTH = 500
+FUNCTIONS: dict[str, Any] = {
+    "len": len, "lower": lambda s: str(s).lower(), "upper": lambda s: str(s).upper(),
+    "str": str, "int": int, "float": float, "abs": abs, "min": min, "max": max, "round": round,
+}
+
+
+class ExprError(SageError):
+    """An expression that cannot be parsed or evaluated."""
+
+
+def _names_in(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def check(expr: str, allowed_names: Iterable[str] | None = None) -> str | None:
+    """Return why `expr` is not a valid expression, or None when it is."""
+    if not isinstance(expr, str) or not expr.strip():
+        return "empty expression"
+    if len(expr) > MAX_LENGTH:
+        return f"expression longer than {MAX_LENGTH} characters"
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except SyntaxError as exc:
+        return f"bad expression {expr!r}: {exc.msg}"
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
+            return f"bad expression {expr!r}: {type(node).__name__.lower()} is not allowed"
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            return f"bad expression {expr!r}: private attribute {node.attr!r}"
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS):
+            return f"bad expression {expr!r}: only these functions may be called: {', '.join(sorted(FUNCTIONS))}"
+    if allowed_names is not None:
+        known = set(allowed_names) | set(FUNCTIONS) | {"True", "False", "None"}
+        unknown = sorted(_names_in(tree) - known)
+        if unknown:
+            return f"bad expression {expr!r}: unknown name {unknown[0]!r} (known: {', '.join(sorted(set(allowed_names)))})"
+    return None
+
+
+def evaluate(expr: str, names: Mapping[str, Any]) -> Any:
+    """Evaluate `expr` over `names`; raises ExprError with a readable message."""
+    problem = check(expr)
+    if problem:
+        raise ExprError(problem)
+    evaluator = simpleeval.EvalWithCompoundTypes(names=dict(names), functions=FUNCTIONS)
+    try:
+        return evaluator.eval(expr.strip())
+    except simpleeval.NameNotDefined as exc:
+        raise ExprError(f"in {expr!r}: {exc.name!r} is not defined") from None
+    except (simpleeval.InvalidExpression, KeyError, TypeError, ValueError, ZeroDivisionError,
+            AttributeError, IndexError) as exc:
+        raise ExprError(f"in {expr!r}: {exc}") from None

@@ -1,0 +1,190 @@
+"""Graph validation on networkx: every problem, located at its YAML line.
+
+Checks: duplicate ids, the start node, dangling edges, per-kind attributes, decision coverage
+(every declared value has exactly one edge), unknown tools, bad argument expressions,
+unreachable nodes, dead ends, and cycles with no way out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection
+
+import networkx as nx
+
+from sage_desk.core import expr
+from sage_desk.core.errors import Problem
+from sage_desk.core.sop.model import OUTCOMES, Graph, Node, NodeKind
+from sage_desk.core.yamlsafe import Located
+
+
+class _Report:
+    """Collects problems, locating them through `located` when the graph came from a file."""
+
+    def __init__(self, graph: Graph, located: Located | None, file: str):
+        self.located = located or Located(file, None, {})
+        self.index = {id(n): i for i, n in enumerate(graph.nodes)}
+        self.problems: list[Problem] = []
+
+    def node(self, node: Node, message: str, key: str | None = None) -> None:
+        loc: tuple[str | int, ...] = ("nodes", self.index[id(node)])
+        if key:
+            loc += (key,)
+        self.problems.append(self.located.problem(loc, f"node {node.id!r}: {message}", node.id))
+
+    def edge(self, index: int, message: str, node: str | None = None) -> None:
+        self.problems.append(self.located.problem(("edges", index), message, node))
+
+    def at(self, loc: tuple[str | int, ...], message: str) -> None:
+        self.problems.append(self.located.problem(loc, message))
+
+
+def to_networkx(graph: Graph) -> nx.DiGraph:
+    """The graph as a networkx DiGraph over node ids (edges to unknown ids are left out)."""
+    g = nx.DiGraph()
+    ids = {n.id for n in graph.nodes}
+    g.add_nodes_from(ids)
+    g.add_edges_from((e.source, e.target) for e in graph.edges if e.source in ids and e.target in ids)
+    return g
+
+
+def validate_graph(
+    graph: Graph,
+    located: Located | None = None,
+    *,
+    tools: Collection[str] | None = None,
+    expr_names: Collection[str] | None = None,
+    file: str = "<graph>",
+) -> list[Problem]:
+    """Every problem of `graph`, sorted by position. `tools` and `expr_names` come from the domain."""
+    report = _Report(graph, located, file)
+    by_id = _check_ids(graph, report)
+    _check_edges(graph, by_id, report)
+    for node in graph.nodes:
+        _check_node(graph, node, report, tools, expr_names)
+    _check_structure(graph, by_id, report)
+    return sorted(set(report.problems), key=lambda p: (p.line, p.col, p.message))
+
+
+def _check_ids(graph: Graph, report: _Report) -> dict[str, Node]:
+    by_id: dict[str, Node] = {}
+    for node in graph.nodes:
+        if node.id in by_id:
+            report.node(node, "duplicate id (another node already uses it)", "id")
+        else:
+            by_id[node.id] = node
+    starts = [n for n in graph.nodes if n.kind == NodeKind.START]
+    if not starts:
+        report.at(("nodes",), "the graph has no start node")
+    for extra in starts[1:]:
+        report.node(extra, "a second start node (a graph has exactly one)", "kind")
+    if not any(n.kind == NodeKind.END for n in graph.nodes):
+        report.at(("nodes",), "the graph has no end node")
+    return by_id
+
+
+def _check_edges(graph: Graph, by_id: dict[str, Node], report: _Report) -> None:
+    seen: Counter[tuple[str, str, str]] = Counter()
+    for i, edge in enumerate(graph.edges):
+        for end, name in ((edge.source, "from"), (edge.target, "to")):
+            if end not in by_id:
+                report.edge(i, f"edge {edge.source!r} -> {edge.target!r}: unknown node {end!r} in '{name}'")
+        triple = (edge.source, edge.target, "|".join(edge.values))
+        seen[triple] += 1
+        if seen[triple] == 2:
+            report.edge(i, f"edge {edge.source!r} -> {edge.target!r} appears twice", edge.source)
+        source = by_id.get(edge.source)
+        if source is not None and source.kind != NodeKind.DECISION and edge.when is not None:
+            report.edge(i, f"edge {edge.source!r} -> {edge.target!r}: only edges leaving a decision carry 'when'", edge.source)
+        if source is not None and source.kind == NodeKind.DECISION and not edge.values:
+            report.edge(i, f"edge {edge.source!r} -> {edge.target!r}: an edge leaving a decision needs 'when'", edge.source)
+        target = by_id.get(edge.target)
+        if target is not None and target.kind == NodeKind.START:
+            report.edge(i, f"edge {edge.source!r} -> {edge.target!r}: nothing may lead back to the start", edge.target)
+
+
+def _check_node(
+    graph: Graph, node: Node, report: _Report, tools: Collection[str] | None, expr_names: Collection[str] | None
+) -> None:
+    outs = graph.out_edges(node.id)
+    kind = node.kind
+    _check_attrs(node, report)
+    if kind in (NodeKind.START, NodeKind.ACTION) and len(outs) > 1:
+        report.node(node, f"a {kind.value} node has exactly one next step, found {len(outs)} (branch with a decision)")
+    if kind == NodeKind.END and outs:
+        report.node(node, "an end node must not lead anywhere")
+    if kind == NodeKind.DECISION:
+        _check_decision(graph, node, report)
+    if kind == NodeKind.ACTION:
+        if node.tool and tools is not None and node.tool not in tools:
+            report.node(node, f"unknown tool {node.tool!r} (the domain has: {', '.join(sorted(tools))})", "tool")
+        for name, value in node.args.items():
+            if isinstance(value, str) and value.startswith("="):
+                problem = expr.check(value[1:], expr_names)
+                if problem:
+                    report.node(node, f"argument {name!r}: {problem}", "args")
+    if kind == NodeKind.END and node.outcome is not None and node.outcome not in OUTCOMES:
+        report.node(node, f"unknown outcome {node.outcome!r} (one of: {', '.join(OUTCOMES)})", "outcome")
+
+
+_ATTRS = {
+    NodeKind.START: set(),
+    NodeKind.DECISION: {"field"},
+    NodeKind.ACTION: {"tool", "args", "say"},
+    NodeKind.END: {"outcome"},
+}
+
+
+def _check_attrs(node: Node, report: _Report) -> None:
+    for attr in ("field", "tool", "say", "outcome", "args"):
+        value = getattr(node, attr)
+        if value and attr not in _ATTRS[node.kind]:
+            report.node(node, f"'{attr}' does not apply to a {node.kind.value} node", attr)
+    if node.kind == NodeKind.DECISION and not node.field:
+        report.node(node, "a decision needs a 'field' to branch on")
+    if node.kind == NodeKind.ACTION and bool(node.tool) == bool(node.say):
+        report.node(node, "an action needs either 'tool' or 'say' (exactly one)")
+    if node.kind == NodeKind.ACTION and node.say and node.args:
+        report.node(node, "'args' only apply to a tool action", "args")
+    if node.kind == NodeKind.END and not node.outcome:
+        report.node(node, f"an end node needs an 'outcome' ({', '.join(OUTCOMES)})")
+
+
+def _check_decision(graph: Graph, node: Node, report: _Report) -> None:
+    if not node.field:
+        return
+    spec = graph.fields.get(node.field)
+    if spec is None:
+        known = ", ".join(graph.fields) or "none declared"
+        report.node(node, f"unknown field {node.field!r} (fields: {known})", "field")
+        return
+    covered: Counter[str] = Counter()
+    for index, edge in enumerate(graph.edges):
+        if edge.source != node.id:
+            continue
+        for value in edge.values:
+            covered[value] += 1
+            if value not in spec.values:
+                report.edge(index, f"edge {edge.source!r} -> {edge.target!r}: {value!r} is not a value of {node.field!r} ({', '.join(spec.values)})", node.id)
+    for value in spec.values:
+        if covered[value] == 0:
+            report.node(node, f"value {value!r} of {node.field!r} is not covered by any edge", "field")
+        elif covered[value] > 1:
+            report.node(node, f"value {value!r} of {node.field!r} is on {covered[value]} edges", "field")
+
+
+def _check_structure(graph: Graph, by_id: dict[str, Node], report: _Report) -> None:
+    g = to_networkx(graph)
+    start = graph.start()
+    reachable = nx.descendants(g, start.id) | {start.id} if start else set(by_id)
+    ends = [n.id for n in graph.nodes if n.kind == NodeKind.END]
+    can_finish = set(ends)
+    for end in ends:
+        can_finish |= nx.ancestors(g, end)
+    for node_id, node in by_id.items():
+        if node_id not in reachable:
+            report.node(node, "unreachable from the start")
+        elif node.kind != NodeKind.END and g.out_degree(node_id) == 0:
+            report.node(node, "dead end: nothing follows it and it is not an end node")
+        elif node_id not in can_finish:
+            report.node(node, "no way out: every path from here loops without reaching an end")

@@ -1,0 +1,207 @@
+"""Safe, located YAML loading for user files.
+
+User files (graphs, domains, worlds) may be hostile: binary, huge, full of aliases that expand
+exponentially, nested thousands deep, or tagged to construct Python objects. We never let PyYAML
+build objects. Instead we read the flat event stream (libyaml when present, which keeps no
+recursion on the C stack), refuse aliases and non-standard tags, bound depth and size, and build
+plain dicts/lists ourselves while recording where every value stood. `Located.where(loc)` turns a
+pydantic error location such as ``("nodes", 3, "field")`` back into a line and column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sage_desk.core.errors import InputError, Problem
+
+MAX_BYTES = 20 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_EVENTS = 4_000_000
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STD = "tag:yaml.org,2002:"
+_ALLOWED_TAGS = {f"{_STD}{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq")} | {"!"}
+
+
+class _CoreResolver(yaml.resolver.BaseResolver):
+    """YAML 1.2 core-schema scalars: `yes`/`no`/`on`/`off` stay strings, dates stay strings."""
+
+
+for _tag, _regexp, _first in [
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    ("int", r"^[-+]?(?:0|[1-9][0-9]*)$", list("-+0123456789")),
+    ("float", r"^[-+]?(?:\.[0-9]+|(?:0|[1-9][0-9]*)(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$", list("-+.0123456789")),
+    ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+]:
+    _CoreResolver.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_regexp), _first)
+
+_resolver = _CoreResolver()
+_constructor = yaml.constructor.SafeConstructor()
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass
+class Located:
+    """A parsed YAML document: plain data plus the (line, col) of every key and value."""
+
+    file: str
+    data: Any
+    positions: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+
+    def where(self, loc: Loc) -> tuple[int, int]:
+        """Line and column of the deepest known prefix of `loc` (1, 1 when nothing matches)."""
+        loc = tuple(loc)
+        while loc:
+            if loc in self.positions:
+                return self.positions[loc]
+            loc = loc[:-1]
+        return self.positions.get((), (1, 1))
+
+    def problem(self, loc: Loc, message: str, node: str | None = None) -> Problem:
+        line, col = self.where(loc)
+        return Problem(self.file, line, col, message, node)
+
+
+def _fail(file: str, message: str, mark: Any = None) -> InputError:
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    return InputError([Problem(file, line, col, message)])
+
+
+def read_text(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
+    """Read a user's text file, refusing what is missing, too big, empty or binary."""
+    file = str(path)
+    p = Path(path)
+    if not p.exists():
+        raise InputError.single(file, "no such file")
+    if p.is_dir():
+        raise InputError.single(file, "is a folder, expected a file")
+    size = p.stat().st_size
+    if size > max_bytes:
+        raise InputError.single(file, f"file is too large ({size:,} bytes; the limit is {max_bytes:,})")
+    raw = p.read_bytes()
+    if b"\x00" in raw:
+        raise InputError.single(file, "binary file (contains NUL bytes), expected UTF-8 text")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError.single(file, f"not UTF-8 text (bad byte at offset {exc.start})") from None
+    if not text.strip():
+        raise InputError.single(file, "file is empty")
+    return text
+
+
+def load_file(path: str | Path) -> Located:
+    """Load one YAML document from a file safely (see the module docstring)."""
+    return loads(read_text(path), str(path))
+
+
+def loads(text: str, file: str = "<string>") -> Located:
+    """Load one YAML document from text safely, recording positions."""
+    builder = _Builder(file)
+    try:
+        for count, event in enumerate(yaml.parse(text, Loader=_Loader)):
+            if count > MAX_EVENTS:
+                raise _fail(file, "document is too large to be a SAGE Desk file", event.start_mark)
+            builder.feed(event)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise _fail(file, f"YAML syntax: {exc.problem or exc.context}", mark) from None
+    except yaml.YAMLError as exc:
+        raise _fail(file, f"YAML syntax: {exc}") from None
+    if builder.documents == 0:
+        raise InputError.single(file, "file is empty")
+    return Located(file, builder.result, builder.positions)
+
+
+class _Builder:
+    """Builds plain data from YAML events; containers are (kind, value, loc, pending_key)."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.stack: list[list[Any]] = []
+        self.positions: dict[Loc, tuple[int, int]] = {}
+        self.result: Any = None
+        self.documents = 0
+
+    def feed(self, event: yaml.Event) -> None:
+        if isinstance(event, yaml.DocumentStartEvent):
+            self.documents += 1
+            if self.documents > 1:
+                raise _fail(self.file, "expected one YAML document, found several", event.start_mark)
+        elif isinstance(event, yaml.AliasEvent):
+            raise _fail(self.file, f"YAML aliases (*{event.anchor}) are not allowed", event.start_mark)
+        elif isinstance(event, yaml.ScalarEvent):
+            self._add(self._scalar(event), event)
+        elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            self._check_tag(event)
+            if len(self.stack) >= MAX_DEPTH:
+                raise _fail(self.file, f"nesting deeper than {MAX_DEPTH} levels", event.start_mark)
+            loc = self._add_loc(event)
+            is_map = isinstance(event, yaml.MappingStartEvent)
+            self.stack.append([is_map, {} if is_map else [], loc, None, event])
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            _is_map, value, _loc, _key, start = self.stack.pop()
+            self._attach(value, start)
+
+    def _check_tag(self, event: Any) -> None:
+        tag = event.tag
+        if tag is not None and tag not in _ALLOWED_TAGS:
+            shown = tag.replace(_STD, "!!")
+            raise _fail(self.file, f"YAML tag {shown!r} is not allowed", event.start_mark)
+
+    def _scalar(self, event: yaml.ScalarEvent) -> Any:
+        self._check_tag(event)
+        tag = event.tag
+        if tag in (None, "!"):
+            tag = _resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
+        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark)
+        try:
+            return _constructor.construct_object(node)
+        except yaml.YAMLError as exc:
+            raise _fail(self.file, f"bad value {event.value!r}: {exc}", event.start_mark) from None
+
+    def _add_loc(self, event: Any) -> Loc:
+        """Where the value starting at `event` goes; records its position."""
+        loc: Loc = ()
+        if self.stack:
+            is_map, container, parent, key, _ = self.stack[-1]
+            if is_map and key is None:
+                raise _fail(self.file, "mapping keys must be plain scalars", event.start_mark)
+            loc = parent + ((key if is_map else len(container)),)
+        self.positions.setdefault(loc, (event.start_mark.line + 1, event.start_mark.column + 1))
+        return loc
+
+    def _add(self, value: Any, event: Any) -> None:
+        if self.stack and self.stack[-1][0] and self.stack[-1][3] is None:
+            # a mapping key
+            if not isinstance(value, (str, int, float, bool)) or value is None:
+                raise _fail(self.file, "mapping keys must be plain scalars", event.start_mark)
+            container, parent = self.stack[-1][1], self.stack[-1][2]
+            if value in container:
+                raise _fail(self.file, f"duplicate key {value!r}", event.start_mark)
+            self.stack[-1][3] = value
+            self.positions[parent + (value,)] = (event.start_mark.line + 1, event.start_mark.column + 1)
+            return
+        self._add_loc(event)
+        self._attach(value, event)
+
+    def _attach(self, value: Any, event: Any) -> None:
+        if not self.stack:
+            self.result = value
+            return
+        top = self.stack[-1]
+        is_map, container = top[0], top[1]
+        if is_map:
+            if top[3] is None:
+                raise _fail(self.file, "mapping keys must be plain scalars", event.start_mark)
+            container[top[3]] = value
+            top[3] = None
+        else:
+            container.append(value)
+
