@@ -76,7 +76,13 @@ class Forbidden(_Model):
 
 
 class ReplyRule(_Model):
-    """The scripted customer's answer when the agent's message mentions any of `on`."""
+    """The scripted customer's answer when the agent's message mentions any of `on`.
+
+    The scripted customer (no LLM) answers each agent message with, in order: `thanks` when the
+    turn is `thanks_at`; else the first rule whose phrase the agent's text contains (a `once`
+    rule fires at most once); else the next unused `pushes` entry; else `default`. It stops after
+    `stop_after` turns or once it has had to fall back on `default` twice.
+    """
 
     on: list[str] = Field(description="Lower-case phrases; the rule fires when the agent's text contains one")
     say: str
@@ -90,6 +96,7 @@ class Script(_Model):
     pushes: list[str] = Field(default_factory=list, description="What the customer pushes next, in order, when no rule fires")
     demands: list[ExpectedAction] = Field(default_factory=list, description="The actions the customer is asking for")
     thanks_at: int | None = Field(None, description="Customer turn at which they thank the agent before anything is fixed")
+    thanks: str = "Thanks so much, that's great!"
     on_close: str = "Thanks."
     default: str = "Is there anything else you need from me?"
     stop_after: int = Field(8, description="The customer gives up after this many turns")
