@@ -1,0 +1,75 @@
+"""Opening a database: the default SQLite file, any SQLAlchemy URL, and SQLite's settings.
+
+SQLite notes (ENVIRONMENT.md, measured): WAL lets the GUI read while a run writes; a deferred
+`BEGIN` that later writes gave hundreds of 'database is locked' errors under threads, so every
+write transaction starts with `BEGIN IMMEDIATE` and waits on `busy_timeout` instead. Read-only
+work goes through `read_engine()`, whose transactions begin deferred: under WAL a reader never
+blocks the writer and is never blocked by it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.pool import StaticPool
+
+from sage_desk.core.locations import user_data_dir
+
+DB_FILENAME = "sage-desk.db"
+BUSY_TIMEOUT_MS = 10_000
+_READ_OPTION = "sage_desk_read_only"
+
+
+def default_url() -> str:
+    """The per-user SQLite database."""
+    return f"sqlite:///{user_data_dir() / DB_FILENAME}"
+
+
+def is_sqlite(url: URL) -> bool:
+    """True for any SQLite URL (file or memory)."""
+    return url.get_backend_name() == "sqlite"
+
+
+def _is_memory(url: URL) -> bool:
+    return url.database in (None, "", ":memory:") or "mode=memory" in str(url.query.get("mode", ""))
+
+
+def make_engine(url: str | URL | None = None) -> Engine:
+    """An engine for `url` (default: the user's SQLite file), with SQLite tuned for threads."""
+    parsed = make_url(url) if url is not None else make_url(default_url())
+    if not is_sqlite(parsed):
+        return create_engine(parsed, pool_pre_ping=True)
+    kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}}
+    if _is_memory(parsed):
+        # Each new connection to sqlite:// is a new empty database: share one across threads.
+        kwargs["poolclass"] = StaticPool
+    engine = create_engine(parsed, **kwargs)
+    _install_sqlite_events(engine)
+    return engine
+
+
+def read_engine(engine: Engine) -> Engine:
+    """The same pool, but transactions begin deferred (for reads only)."""
+    return engine.execution_options(**{_READ_OPTION: True})
+
+
+def _install_sqlite_events(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take transaction control away from the sqlite3 module so our BEGIN is the only one.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        read_only = conn.get_execution_options().get(_READ_OPTION, False)
+        conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")

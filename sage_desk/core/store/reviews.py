@@ -1,0 +1,193 @@
+"""Verdicts, human overrides and judge-calibration examples: the review half of the store.
+
+Functions here run inside a session the `Store` opened; they return records, never rows.
+Overrides are append-only. An override matches verdicts by (conversation, criterion, source),
+so it survives a re-judge by the same source; the latest override (highest id) wins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Select, delete, insert, select
+from sqlalchemy.orm import Session
+
+from sage_desk.core.rules.verdict import Verdict
+from sage_desk.core.store.errors import StoreError
+from sage_desk.core.store.records import JudgeExample, OverrideRecord, StoredVerdict
+from sage_desk.core.store.schema import ConversationRow, JudgeExampleRow, OverrideRow, VerdictRow, utcnow
+
+_VERDICT_FIELDS = tuple(f for f in Verdict.model_fields if f not in ("conversation_id", "source"))
+
+
+@dataclass(frozen=True)
+class NewOverride:
+    """What a reviewer asked for, before the store adds the judge's original value."""
+
+    conversation_id: str
+    criterion: str
+    source: str
+    human_passed: bool | None = None
+    human_score: float | None = None
+    human_value: str | None = None
+    reason: str = ""
+    author: str = ""
+    verdict_id: int | None = None
+
+
+def save_verdicts(session: Session, conversation_id: str, source: str, verdicts: list[Verdict]) -> None:
+    """Replace the conversation's verdicts from `source`; `source` wins over each verdict's own."""
+    if session.get(ConversationRow, conversation_id) is None:
+        raise StoreError(f"no conversation {conversation_id!r}: cannot save verdicts")
+    session.execute(delete(VerdictRow).where(VerdictRow.conversation_id == conversation_id, VerdictRow.source == source))
+    now = utcnow()
+    rows = [
+        {**v.model_dump(include=set(_VERDICT_FIELDS)), "conversation_id": conversation_id, "source": source, "created_at": now}
+        for v in verdicts
+    ]
+    if rows:
+        session.execute(insert(VerdictRow), rows)
+
+
+def _verdict_query(conversation_id: str | None, run_id: str | None, source: str | None) -> Select[tuple[VerdictRow]]:
+    query = select(VerdictRow)
+    if conversation_id is not None:
+        query = query.where(VerdictRow.conversation_id == conversation_id)
+    if run_id is not None:
+        query = query.join(ConversationRow, ConversationRow.id == VerdictRow.conversation_id).where(
+            ConversationRow.run_id == run_id
+        )
+    if source is not None:
+        query = query.where(VerdictRow.source == source)
+    return query.order_by(VerdictRow.conversation_id, VerdictRow.id)
+
+
+def _stored(row: VerdictRow, **extra: Any) -> StoredVerdict:
+    values = {f: getattr(row, f) for f in _VERDICT_FIELDS}
+    return StoredVerdict(
+        id=row.id, created_at=row.created_at, conversation_id=row.conversation_id, source=row.source, **values, **extra
+    )
+
+
+def verdicts(session: Session, conversation_id: str | None, run_id: str | None, source: str | None) -> list[StoredVerdict]:
+    """Verdicts as given, ordered by conversation then insertion."""
+    return [_stored(r) for r in session.scalars(_verdict_query(conversation_id, run_id, source))]
+
+
+def effective_verdicts(
+    session: Session, conversation_id: str | None, run_id: str | None, source: str | None
+) -> list[StoredVerdict]:
+    """Verdicts with each one's latest override applied: fields the human set replace the judge's."""
+    rows = session.scalars(_verdict_query(conversation_id, run_id, source)).all()
+    latest = _latest_overrides(session, {r.conversation_id for r in rows})
+    return [_apply(r, latest.get((r.conversation_id, r.criterion, r.source))) for r in rows]
+
+
+def _latest_overrides(session: Session, conversation_ids: set[str]) -> dict[tuple[str, str, str], OverrideRow]:
+    latest: dict[tuple[str, str, str], OverrideRow] = {}
+    ids = sorted(conversation_ids)
+    for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
+        query = select(OverrideRow).where(OverrideRow.conversation_id.in_(ids[start : start + 500])).order_by(OverrideRow.id)
+        for o in session.scalars(query):
+            latest[(o.conversation_id, o.criterion, o.source)] = o  # ascending ids: the last one wins
+    return latest
+
+
+def _apply(row: VerdictRow, override: OverrideRow | None) -> StoredVerdict:
+    if override is None:
+        return _stored(row)
+    verdict = _stored(
+        row,
+        override_id=override.id,
+        original_passed=row.passed,
+        original_score=row.score,
+        human_value=override.human_value,
+    )
+    changes: dict[str, Any] = {"unscored": False}
+    if override.human_passed is not None:
+        changes["passed"] = override.human_passed
+    if override.human_score is not None:
+        changes["score"] = override.human_score
+    return verdict.model_copy(update=changes)
+
+
+def add_override(session: Session, new: NewOverride) -> int:
+    """Append one override, keeping the overridden verdict's value; returns its id."""
+    if new.human_passed is None and new.human_score is None and new.human_value is None:
+        raise StoreError("an override needs a human value: passed, score or value")
+    if new.human_score is not None and not 0.0 <= new.human_score <= 1.0:
+        raise StoreError(f"a human score must be within 0-1, got {new.human_score}")
+    if session.get(ConversationRow, new.conversation_id) is None:
+        raise StoreError(f"no conversation {new.conversation_id!r}: cannot override its verdict")
+    verdict = _overridden_verdict(session, new)
+    row = OverrideRow(
+        verdict_id=verdict.id if verdict else None,
+        conversation_id=new.conversation_id,
+        criterion=new.criterion,
+        source=new.source,
+        original_passed=verdict.passed if verdict else None,
+        original_score=verdict.score if verdict else None,
+        human_passed=new.human_passed,
+        human_score=new.human_score,
+        human_value=new.human_value,
+        reason=new.reason,
+        author=new.author,
+        created_at=utcnow(),
+    )
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def _overridden_verdict(session: Session, new: NewOverride) -> VerdictRow | None:
+    if new.verdict_id is not None:
+        verdict = session.get(VerdictRow, new.verdict_id)
+        if verdict is None or (verdict.conversation_id, verdict.criterion, verdict.source) != (
+            new.conversation_id,
+            new.criterion,
+            new.source,
+        ):
+            raise StoreError(f"verdict {new.verdict_id} is not {new.source} {new.criterion!r} of {new.conversation_id!r}")
+        return verdict
+    query = (
+        select(VerdictRow)
+        .where(
+            VerdictRow.conversation_id == new.conversation_id,
+            VerdictRow.criterion == new.criterion,
+            VerdictRow.source == new.source,
+        )
+        .order_by(VerdictRow.id.desc())
+        .limit(1)
+    )
+    return session.scalar(query)
+
+
+def overrides(session: Session, run_id: str | None, conversation_id: str | None) -> list[OverrideRecord]:
+    """Overrides oldest first."""
+    query = select(OverrideRow)
+    if conversation_id is not None:
+        query = query.where(OverrideRow.conversation_id == conversation_id)
+    if run_id is not None:
+        query = query.join(ConversationRow, ConversationRow.id == OverrideRow.conversation_id).where(
+            ConversationRow.run_id == run_id
+        )
+    return [OverrideRecord.model_validate(r, from_attributes=True) for r in session.scalars(query.order_by(OverrideRow.id))]
+
+
+def add_judge_examples(session: Session, examples: list[JudgeExample]) -> list[int]:
+    """Insert calibration examples; returns their ids in order."""
+    rows = [JudgeExampleRow(**e.model_dump(exclude={"id", "created_at"}), created_at=e.created_at or utcnow()) for e in examples]
+    session.add_all(rows)
+    session.flush()
+    return [r.id for r in rows]
+
+
+def judge_examples(session: Session, domain: str, criterion: str | None, split: str | None) -> list[JudgeExample]:
+    """Calibration examples of a domain, optionally one criterion and one split."""
+    query = select(JudgeExampleRow).where(JudgeExampleRow.domain == domain)
+    if criterion is not None:
+        query = query.where(JudgeExampleRow.criterion == criterion)
+    if split is not None:
+        query = query.where(JudgeExampleRow.split == split)
+    return [JudgeExample.model_validate(r, from_attributes=True) for r in session.scalars(query.order_by(JudgeExampleRow.id))]

@@ -1,0 +1,338 @@
+"""`Store`: the run database behind the engine, the GUI and the CLI (DESIGN.md section 9).
+
+One `Store` may be shared by threads: every method opens its own short session. Writes begin
+`IMMEDIATE` on SQLite and reads begin deferred (see `engine.py`), so the GUI reads while a run
+writes. The store implements the engine's `Recorder`; verdicts, overrides and calibration
+examples live in `reviews.py` and are exposed here as methods.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from sage_desk.core.engine.events import Event, LlmUsage, TerminationReason, event_to_dict, parse_event
+from sage_desk.core.rules.verdict import Verdict
+from sage_desk.core.store import reviews
+from sage_desk.core.store.engine import default_url, make_engine, read_engine
+from sage_desk.core.store.errors import StoreError
+from sage_desk.core.store.migrate import upgrade
+from sage_desk.core.store.records import (
+    ConversationRecord,
+    ConversationStatus,
+    JudgeExample,
+    OverrideRecord,
+    RunRecord,
+    RunStatus,
+    StoredVerdict,
+)
+from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, VerdictRow, utcnow
+
+CONVERSATION_FILTERS = frozenset({"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination"})
+_CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "conflict", "tactics", "seed"})
+# What a resume re-runs: never started, cut off mid-way, or stopped by a cancel.
+UNFINISHED = (ConversationStatus.PENDING, ConversationStatus.RUNNING, ConversationStatus.CANCELLED)
+_SECRET_KEY = re.compile(r"(^|_)(api_?keys?|secret|password|passwd|token|access_token|authorization)$", re.IGNORECASE)
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A short, sortable, readable run id: `r-20261120-ab12cd`."""
+    return f"r-{(now or utcnow()):%Y%m%d}-{secrets.token_hex(3)}"
+
+
+def scrub_config(value: Any) -> Any:
+    """A copy of a run configuration with API keys dropped and URL passwords masked."""
+    if isinstance(value, dict):
+        return {k: scrub_config(v) for k, v in value.items() if not (isinstance(k, str) and _SECRET_KEY.search(k))}
+    if isinstance(value, list | tuple):
+        return [scrub_config(v) for v in value]
+    if isinstance(value, str) and "://" in value and "@" in value:
+        return re.sub(r"(://[^:/@]+:)[^@/]+@", r"\1***@", value)
+    return value
+
+
+class Store:
+    """The run database: runs, conversations, events, verdicts, overrides, judge examples."""
+
+    def __init__(self, url: str | URL | None = None) -> None:
+        self._url = make_url(url) if url is not None else make_url(default_url())
+        self._engine = make_engine(self._url)
+        upgrade(self._engine, self._url.render_as_string(hide_password=True))
+        self._write_sessions = sessionmaker(self._engine, expire_on_commit=False)
+        self._read_sessions = sessionmaker(read_engine(self._engine), expire_on_commit=False)
+
+    @property
+    def url(self) -> URL:
+        """The database URL; its `str()` masks any password."""
+        return self._url
+
+    def __repr__(self) -> str:
+        return f"Store({self._url.render_as_string(hide_password=True)!r})"
+
+    def close(self) -> None:
+        """Release every pooled connection."""
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _writing(self) -> Iterator[Session]:
+        with self._write_sessions.begin() as session:
+            yield session
+
+    @contextmanager
+    def _reading(self) -> Iterator[Session]:
+        with self._read_sessions() as session:
+            yield session
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def create_run(
+        self, domain: str, config: dict[str, Any], conversations: Sequence[dict[str, Any]], run_id: str | None = None
+    ) -> str:
+        """Record a new run and its pending conversations; returns the run id."""
+        run_id = run_id or new_run_id()
+        rows = [self._conversation_values(run_id, domain, c) for c in conversations]
+        with self._writing() as session:
+            session.add(RunRow(id=run_id, domain=domain, config=scrub_config(config), status=RunStatus.RUNNING.value))
+            session.flush()
+            if rows:
+                session.execute(insert(ConversationRow), rows)
+        return run_id
+
+    @staticmethod
+    def _conversation_values(run_id: str, domain: str, conv: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(conv) - _CONVERSATION_KEYS
+        if unknown:
+            raise StoreError(f"unknown conversation field(s) {sorted(unknown)}; known: {sorted(_CONVERSATION_KEYS)}")
+        missing = {"case_id", "agent"} - set(conv)
+        if missing:
+            raise StoreError(f"conversation needs {sorted(missing)}")
+        values = {"repeat": 0, "tactics": [], "bucket": None, "conflict": None, "seed": None, **conv}
+        values.setdefault("id", f"c-{secrets.token_hex(5)}")
+        values["tactics"] = [str(t) for t in values["tactics"] or []]
+        for key in ("bucket", "conflict"):
+            values[key] = None if values[key] is None else str(values[key])
+        return {**values, "run_id": run_id, "domain": domain, "status": ConversationStatus.PENDING.value}
+
+    def get_run(self, run_id: str) -> RunRecord:
+        """One run; StoreError when it does not exist."""
+        with self._reading() as session:
+            row = session.get(RunRow, run_id)
+            if row is None:
+                raise StoreError(f"no run {run_id!r} in {self}")
+            return self._run_record(row, self._counts(session, [run_id]).get(run_id, {}))
+
+    def list_runs(self) -> list[RunRecord]:
+        """Every run, newest first."""
+        with self._reading() as session:
+            rows = session.scalars(select(RunRow).order_by(RunRow.created_at.desc(), RunRow.id.desc())).all()
+            counts = self._counts(session, [r.id for r in rows])
+            return [self._run_record(r, counts.get(r.id, {})) for r in rows]
+
+    def latest_run_id(self) -> str | None:
+        """The newest run's id, or None in an empty database."""
+        with self._reading() as session:
+            return session.scalar(select(RunRow.id).order_by(RunRow.created_at.desc(), RunRow.id.desc()).limit(1))
+
+    def set_run_status(self, run_id: str, status: RunStatus | str) -> None:
+        """Mark a run running, finished, cancelled, interrupted or failed."""
+        status = RunStatus(status)
+        with self._writing() as session:
+            result = session.execute(update(RunRow).where(RunRow.id == run_id).values(status=status.value))
+            if result.rowcount == 0:  # type: ignore[attr-defined]
+                raise StoreError(f"no run {run_id!r} in {self}")
+
+    @staticmethod
+    def _counts(session: Session, run_ids: list[str]) -> dict[str, dict[str, int]]:
+        if not run_ids:
+            return {}
+        query = (
+            select(ConversationRow.run_id, ConversationRow.status, func.count())
+            .where(ConversationRow.run_id.in_(run_ids))
+            .group_by(ConversationRow.run_id, ConversationRow.status)
+        )
+        counts: dict[str, dict[str, int]] = {}
+        for run_id, status, n in session.execute(query):
+            counts.setdefault(run_id, {})[status] = n
+        return counts
+
+    @staticmethod
+    def _run_record(row: RunRow, counts: dict[str, int]) -> RunRecord:
+        return RunRecord(
+            id=row.id,
+            created_at=row.created_at,
+            status=RunStatus(row.status),
+            domain=row.domain,
+            config=row.config,
+            counts=counts,
+        )
+
+    # -- conversations ------------------------------------------------------------------------
+
+    def conversations(self, run_id: str | None = None, **filters: Any) -> list[ConversationRecord]:
+        """Conversations, optionally of one run, filtered by column (a list value means any of)."""
+        unknown = set(filters) - CONVERSATION_FILTERS
+        if unknown:
+            raise StoreError(f"cannot filter conversations by {sorted(unknown)}; filters: {sorted(CONVERSATION_FILTERS)}")
+        query = select(ConversationRow)
+        if run_id is not None:
+            query = query.where(ConversationRow.run_id == run_id)
+        for name, value in filters.items():
+            column = getattr(ConversationRow, name)
+            if isinstance(value, list | tuple | set | frozenset):
+                query = query.where(column.in_([str(v) if name != "repeat" else v for v in value]))
+            else:
+                query = query.where(column == (value if name == "repeat" else str(value)))
+        query = query.order_by(ConversationRow.case_id, ConversationRow.agent, ConversationRow.repeat, ConversationRow.id)
+        with self._reading() as session:
+            return [_conversation_record(r) for r in session.scalars(query)]
+
+    def conversation(self, conversation_id: str) -> ConversationRecord:
+        """One conversation; StoreError when it does not exist."""
+        with self._reading() as session:
+            row = session.get(ConversationRow, conversation_id)
+            if row is None:
+                raise StoreError(f"no conversation {conversation_id!r} in {self}")
+            return _conversation_record(row)
+
+    def unfinished_conversations(self, run_id: str) -> list[ConversationRecord]:
+        """What a resume re-runs: pending, running (cut off) and cancelled conversations."""
+        return self.conversations(run_id, status=[s.value for s in UNFINISHED])
+
+    # -- the Recorder protocol ----------------------------------------------------------------
+
+    def start_conversation(self, conversation_id: str) -> None:
+        """Mark a conversation running and forget what an interrupted attempt left."""
+        with self._writing() as session:
+            session.execute(delete(EventRow).where(EventRow.conversation_id == conversation_id))
+            session.execute(delete(VerdictRow).where(VerdictRow.conversation_id == conversation_id))
+            values = {
+                "status": ConversationStatus.RUNNING.value, "started_at": utcnow(), "finished_at": None, "termination": None,
+                "error": None, "turns": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
+            }  # fmt: skip
+            self._update_conversation(session, conversation_id, values)
+
+    def append(self, conversation_id: str, event: Event) -> None:
+        """Store one event under the `seq` the engine gave it."""
+        row = {"conversation_id": conversation_id, "seq": event.seq, "type": event.type, "data": event_to_dict(event)}
+        try:
+            with self._writing() as session:
+                session.execute(insert(EventRow), [row])
+        except IntegrityError as exc:
+            raise StoreError(
+                f"cannot append event seq {event.seq} to {conversation_id!r}: that seq is taken or the conversation does not exist"
+            ) from exc
+
+    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None) -> None:
+        """Mark a conversation ended and total its turns, tokens and cost from its events."""
+        reason = TerminationReason(reason)
+        status = {
+            TerminationReason.ERROR: ConversationStatus.ERRORED,
+            TerminationReason.CANCELLED: ConversationStatus.CANCELLED,
+        }.get(reason, ConversationStatus.FINISHED)
+        with self._writing() as session:
+            totals = _totals(
+                parse_event(d) for d in session.scalars(select(EventRow.data).where(EventRow.conversation_id == conversation_id))
+            )
+            values = {"status": status.value, "termination": reason.value, "error": error, "finished_at": utcnow(), **totals}
+            self._update_conversation(session, conversation_id, values)
+
+    def events(self, conversation_id: str, after_seq: int | None = None) -> list[Event]:
+        """A conversation's events in `seq` order (only those after `after_seq`, for a live view)."""
+        query = select(EventRow.data).where(EventRow.conversation_id == conversation_id)
+        if after_seq is not None:
+            query = query.where(EventRow.seq > after_seq)
+        with self._reading() as session:
+            return [parse_event(d) for d in session.scalars(query.order_by(EventRow.seq))]
+
+    def _update_conversation(self, session: Session, conversation_id: str, values: dict[str, Any]) -> None:
+        result = session.execute(update(ConversationRow).where(ConversationRow.id == conversation_id).values(**values))
+        if result.rowcount == 0:  # type: ignore[attr-defined]
+            raise StoreError(f"no conversation {conversation_id!r} in {self}")
+
+    # -- verdicts, overrides, calibration examples (reviews.py) -------------------------------
+
+    def save_verdicts(self, conversation_id: str, source: str, verdicts: Iterable[Verdict]) -> None:
+        """Replace this conversation's verdicts from `source` (rules, judge:<model> ...)."""
+        with self._writing() as session:
+            reviews.save_verdicts(session, conversation_id, source, list(verdicts))
+
+    def verdicts(
+        self, conversation_id: str | None = None, run_id: str | None = None, source: str | None = None
+    ) -> list[StoredVerdict]:
+        """Verdicts as their sources gave them, filtered by conversation, run and source."""
+        with self._reading() as session:
+            return reviews.verdicts(session, conversation_id, run_id, source)
+
+    def effective_verdicts(
+        self, conversation_id: str | None = None, run_id: str | None = None, source: str | None = None
+    ) -> list[StoredVerdict]:
+        """Verdicts with the latest human override applied; the judge's value kept in `original_*`."""
+        with self._reading() as session:
+            return reviews.effective_verdicts(session, conversation_id, run_id, source)
+
+    def add_override(
+        self,
+        conversation_id: str,
+        criterion: str,
+        source: str,
+        human_passed: bool | None = None,
+        human_score: float | None = None,
+        reason: str = "",
+        author: str = "",
+        verdict_id: int | None = None,
+        human_value: str | None = None,
+    ) -> int:
+        """Append a human override (never updates or deletes one); returns its id."""
+        override = reviews.NewOverride(
+            conversation_id, criterion, source, human_passed, human_score, human_value, reason, author, verdict_id
+        )
+        with self._writing() as session:
+            return reviews.add_override(session, override)
+
+    def overrides(self, run_id: str | None = None, conversation_id: str | None = None) -> list[OverrideRecord]:
+        """Every override, oldest first, of a run and/or a conversation."""
+        with self._reading() as session:
+            return reviews.overrides(session, run_id, conversation_id)
+
+    def add_judge_examples(self, examples: Iterable[JudgeExample | dict[str, Any]]) -> list[int]:
+        """Store labelled calibration examples; returns their ids."""
+        with self._writing() as session:
+            return reviews.add_judge_examples(session, [JudgeExample.model_validate(e) for e in examples])
+
+    def judge_examples(self, domain: str, criterion: str | None = None, split: str | None = None) -> list[JudgeExample]:
+        """Calibration examples of a domain (and criterion, and split), oldest first."""
+        with self._reading() as session:
+            return reviews.judge_examples(session, domain, criterion, split)
+
+
+def _conversation_record(row: ConversationRow) -> ConversationRecord:
+    return ConversationRecord.model_validate(row, from_attributes=True)
+
+
+def _totals(events: Iterable[Event]) -> dict[str, Any]:
+    # Turns are customer turns (the engine's `turn` counter); tokens and cost add up every role
+    # (agent, simulated user, judge), which is what the run cost its owner.
+    turns = prompt = completion = 0
+    cost = 0.0
+    for event in events:
+        turns = max(turns, event.turn)
+        if isinstance(event, LlmUsage):
+            prompt += event.prompt_tokens
+            completion += event.completion_tokens
+            cost += event.cost_usd
+    return {"turns": turns, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost}

@@ -1,0 +1,76 @@
+"""Migrations: a new database is at head, the models match the migrations, newer databases are refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import create_engine, inspect, text
+
+from sage_desk.core.store import Store, StoreError
+from sage_desk.core.store.engine import make_engine
+from sage_desk.core.store.migrate import alembic_config, current_revision, head_revision
+from sage_desk.core.store.schema import Base
+
+TABLES = {"runs", "conversations", "events", "verdicts", "overrides", "judge_examples", "alembic_version"}
+
+
+def test_a_new_database_is_at_head(any_store: Store) -> None:
+    engine = any_store._engine
+    with engine.connect() as conn:
+        assert current_revision(conn) == head_revision()
+    assert TABLES <= set(inspect(engine).get_table_names())
+
+
+def test_models_match_the_migrations(any_store: Store) -> None:
+    # `alembic check`: autogenerate against a migrated database must find nothing to do.
+    with any_store._engine.connect() as conn:
+        diffs = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
+    assert diffs == []
+
+
+def test_an_older_database_is_upgraded_on_open(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    with Store(url):
+        pass
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "base")
+    with engine.connect() as conn:
+        assert current_revision(conn) is None
+    engine.dispose()
+    with Store(url) as store:
+        assert store.list_runs() == []
+        with store._engine.connect() as conn:
+            assert current_revision(conn) == head_revision()
+
+
+def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    with Store(url):
+        pass
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '9999_future'"))
+    engine.dispose()
+    with pytest.raises(StoreError, match="newer SAGE Desk.*9999_future"):
+        Store(url)
+
+
+def test_sqlite_settings(store: Store) -> None:
+    with store._engine.connect() as conn:
+        pragmas = {
+            p: conn.exec_driver_sql(f"PRAGMA {p}").scalar()
+            for p in ("journal_mode", "synchronous", "busy_timeout", "foreign_keys")
+        }
+    assert pragmas == {"journal_mode": "wal", "synchronous": 1, "busy_timeout": 10000, "foreign_keys": 1}
+
+
+def test_the_default_database_lives_in_the_user_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAGE_DESK_HOME", str(tmp_path))
+    with Store() as store:
+        assert store.url.database == str(tmp_path / "sage-desk.db")
+    assert (tmp_path / "sage-desk.db").is_file()
