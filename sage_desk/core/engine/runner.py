@@ -1,0 +1,231 @@
+"""The asyncio runner: cases x agents x repeats, bounded concurrency, progress, cancel, resume.
+
+A run is created in the store first, with one row per conversation, so that whatever happens
+next (Ctrl-C, kill -9, a closed window) the run can be resumed: finished conversations are kept,
+the unfinished ones run again from scratch. Progress is reported through a plain callback
+(`on_progress`), safe to forward to a GUI thread as a signal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sage_desk.core.agents.base import make_agent, make_customer
+from sage_desk.core.cases.model import Case
+from sage_desk.core.cases.suite import load_suite
+from sage_desk.core.domain.loader import DomainBundle, load_domain
+from sage_desk.core.engine.conversation import Outcome, run_conversation
+from sage_desk.core.engine.events import TerminationReason
+from sage_desk.core.errors import RunError
+
+
+@dataclass
+class RunSpec:
+    """What to run. Never holds API keys (they come from the keyring or environment at run time)."""
+
+    domain: str
+    agents: list[str]
+    user: str = "scripted"
+    judges: list[str] = field(default_factory=list)
+    repeats: int = 1
+    concurrency: int = 8
+    seed: int = 0
+    api_base: str | None = None
+    cases: list[str] | None = None  # case ids to run; None = the whole suite
+    suite: str | None = None  # a suite file other than the domain's cases.jsonl
+
+    def to_config(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Progress:
+    """Live figures of a run, for progress bars."""
+
+    total: int
+    done: int = 0
+    errored: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+    already_done: int = 0  # finished before this execution (a resume)
+
+    @property
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self.started
+
+    @property
+    def eta_s(self) -> float | None:
+        ran = self.done - self.already_done
+        if ran <= 0:
+            return None
+        return self.elapsed_s / ran * (self.total - self.done)
+
+
+PostHook = Callable[[str, Case, DomainBundle, Outcome], Awaitable[None]]
+
+
+def new_run_id() -> str:
+    """A sortable, readable run id: r-YYYYMMDD-HHMMSS-xxxx."""
+    import secrets
+
+    return time.strftime("r-%Y%m%d-%H%M%S-", time.gmtime()) + secrets.token_hex(2)
+
+
+def conversation_id(run_id: str, agent: str, case_id: str, repeat: int) -> str:
+    """A short, stable id for one conversation of a run."""
+    digest = hashlib.sha1(f"{run_id}|{agent}|{case_id}|{repeat}".encode()).hexdigest()[:10]
+    return f"c-{digest}"
+
+
+def conversation_seed(seed: int, case_id: str, agent: str, repeat: int) -> int:
+    """A deterministic per-conversation seed."""
+    return int(hashlib.sha1(f"{seed}|{case_id}|{agent}|{repeat}".encode()).hexdigest()[:8], 16)
+
+
+def load_cases(bundle: DomainBundle, spec: RunSpec) -> list[Case]:
+    """The cases a run plays, in suite order."""
+    cases = load_suite(spec.suite or bundle.cases_path)
+    if spec.cases:
+        wanted = set(spec.cases)
+        missing = wanted - {c.id for c in cases}
+        if missing:
+            raise RunError(f"no case with id {sorted(missing)[0]!r} in the suite")
+        cases = [c for c in cases if c.id in wanted]
+    return cases
+
+
+class Runner:
+    """Creates, executes, cancels and resumes runs against a store."""
+
+    def __init__(self, store: Any, on_progress: Callable[[Progress], None] | None = None,
+                 post: PostHook | None = None, agent_options: dict[str, Any] | None = None,
+                 user_options: dict[str, Any] | None = None):
+        self.store = store
+        self.on_progress = on_progress
+        self.post = post
+        self.agent_options = agent_options or {}
+        self.user_options = user_options or {}
+        self._cancel = asyncio.Event()
+        self._tasks: list[asyncio.Task] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.progress: Progress | None = None
+
+    def create(self, spec: RunSpec) -> str:
+        """Create the run and its conversation rows; returns the run id."""
+        if not spec.agents:
+            raise RunError("name at least one agent (--agent)")
+        if spec.repeats < 1 or spec.concurrency < 1:
+            raise RunError("repeats and concurrency must be at least 1")
+        bundle = load_domain(spec.domain)
+        for agent in spec.agents:
+            make_agent(agent, **self.agent_options)  # fail now on an unknown baseline, not mid-run
+        cases = load_cases(bundle, spec)
+        rows = []
+        run_id = new_run_id()
+        for agent in spec.agents:
+            for repeat in range(1, spec.repeats + 1):
+                for case in cases:
+                    rows.append({"id": conversation_id(run_id, agent, case.id, repeat), "case_id": case.id, "agent": agent, "repeat": repeat, "bucket": case.bucket.value,
+                                 "conflict": case.conflict.value, "tactics": case.tactics,
+                                 "seed": conversation_seed(spec.seed, case.id, agent, repeat)})
+        return self.store.create_run(bundle.name, spec.to_config(), rows, run_id=run_id)
+
+    def cancel(self) -> None:
+        """Stop starting conversations and cancel those in flight (they stay resumable).
+
+        Safe to call from any thread (the GUI's): the work is handed to the run's event loop.
+        """
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self._cancel.set()
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._cancel_now()
+        else:
+            loop.call_soon_threadsafe(self._cancel_now)
+
+    def _cancel_now(self) -> None:
+        self._cancel.set()
+        for task in self._tasks:
+            task.cancel()
+
+    async def execute(self, run_id: str) -> Progress:
+        """Run every unfinished conversation of `run_id`."""
+        self._loop = asyncio.get_running_loop()
+        run = self.store.get_run(run_id)
+        if run is None:
+            raise RunError(f"no run {run_id!r} in {self.store.url}")
+        spec = RunSpec(**run.config)
+        bundle = load_domain(spec.domain)
+        cases = {c.id: c for c in load_cases(bundle, spec)}
+        todo = self.store.unfinished_conversations(run_id)
+        all_rows = self.store.conversations(run_id=run_id)
+        self.progress = Progress(total=len(all_rows))
+        self.progress.already_done = self.progress.done = len(all_rows) - len(todo)
+        self.progress.errored = sum(1 for c in all_rows if c.status == "errored")
+        self.store.set_run_status(run_id, "running")
+        self._report()
+        limit = asyncio.Semaphore(spec.concurrency)
+
+        async def one(row: Any) -> None:
+            async with limit:
+                if self._cancel.is_set():
+                    return
+                case = cases.get(row.case_id)
+                if case is None:
+                    self.store.start_conversation(row.id)
+                    self.store.finish(row.id, TerminationReason.ERROR, f"case {row.case_id!r} is no longer in the suite")
+                    self._count(None, errored=True)
+                    return
+                await self._play(row, case, bundle, spec)
+
+        self._tasks = [asyncio.ensure_future(one(row)) for row in todo]
+        results = await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        for result in results:
+            if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
+                raise result
+        status = "cancelled" if self._cancel.is_set() else "finished"
+        self.store.set_run_status(run_id, status)
+        return self.progress
+
+    async def _play(self, row: Any, case: Case, bundle: DomainBundle, spec: RunSpec) -> None:
+        options = {**self.agent_options}
+        if spec.api_base and not row.agent.startswith("baseline:"):
+            options.setdefault("api_base", spec.api_base)
+        agent = make_agent(row.agent, **options)
+        user_opts = {**self.user_options}
+        if spec.api_base and spec.user != "scripted":
+            user_opts.setdefault("api_base", spec.api_base)
+        customer = make_customer(spec.user, **user_opts)
+        outcome = await run_conversation(row.id, case, bundle, agent, customer, self.store, seed=row.seed)
+        if self.post is not None and outcome.reason != TerminationReason.ERROR:
+            await self.post(row.id, case, bundle, outcome)
+        self._count(outcome, errored=outcome.reason == TerminationReason.ERROR)
+
+    def _count(self, outcome: Outcome | None, errored: bool) -> None:
+        progress = self.progress
+        assert progress is not None
+        progress.done += 1
+        progress.errored += int(errored)
+        for event in outcome.events if outcome else []:
+            if event.type == "llm_usage":
+                progress.prompt_tokens += event.prompt_tokens
+                progress.completion_tokens += event.completion_tokens
+                progress.cost_usd += event.cost_usd
+        self._report()
+
+    def _report(self) -> None:
+        if self.on_progress is not None and self.progress is not None:
+            self.on_progress(self.progress)

@@ -1,0 +1,129 @@
+"""The deterministic rule engine (DESIGN.md section 6): verdicts read from events, never an LLM.
+
+Rule families are plug-ins: a function taking a `RuleContext` and returning verdicts, registered
+with `@rule(name)`. `evaluate` runs every registered family (or the ones named) in order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from sage_desk.core.cases.model import Case
+from sage_desk.core.domain.loader import DomainBundle
+from sage_desk.core.domain.tools import CLOSE, HELPDESK_TOOLS
+from sage_desk.core.engine.events import Event, ToolCall
+from sage_desk.core.rules.verdict import Verdict
+from sage_desk.core.sop.model import NodeKind
+from sage_desk.core.sop.paths import enumerate_paths
+
+RuleFn = Callable[["RuleContext"], list[Verdict]]
+_RULES: dict[str, RuleFn] = {}
+
+
+def rule(name: str) -> Callable[[RuleFn], RuleFn]:
+    """Register a rule family; a duplicate name raises."""
+
+    def register(fn: RuleFn) -> RuleFn:
+        if name in _RULES:
+            raise ValueError(f"rule family {name!r} is already registered")
+        _RULES[name] = fn
+        return fn
+
+    return register
+
+
+def rule_families() -> list[str]:
+    """Names of every registered rule family, in registration order."""
+    import sage_desk.core.rules.families  # noqa: F401  (registers the shipped families)
+
+    return list(_RULES)
+
+
+_path_cache: dict[int, dict[str, Any]] = {}
+
+
+def _paths_by_id(bundle: DomainBundle) -> dict[str, Any]:
+    key = id(bundle.graph)
+    if key not in _path_cache:
+        _path_cache[key] = {p.id: p for p in enumerate_paths(bundle.graph)}
+    return _path_cache[key]
+
+
+def normalize(value: Any) -> str:
+    """Loose comparison form of an argument: case, spacing and punctuation folded."""
+    return re.sub(r"[^a-z0-9]+", " ", str(value).lower()).strip()
+
+
+def args_match(expected: dict[str, Any], observed: Any) -> bool:
+    """Whether the observed arguments carry every expected argument (values compared loosely)."""
+    if not isinstance(observed, dict):
+        return False
+    return all(k in observed and normalize(observed[k]) == normalize(v) for k, v in expected.items())
+
+
+@dataclass
+class RuleContext:
+    """What rules read: the case, its domain, and the conversation's events."""
+
+    case: Case
+    bundle: DomainBundle
+    events: Sequence[Event]
+    source: str = "rules"
+    verdicts: list[Verdict] = field(default_factory=list)
+
+    @cached_property
+    def tool_calls(self) -> list[ToolCall]:
+        return [e for e in self.events if isinstance(e, ToolCall)]
+
+    @cached_property
+    def actions(self) -> list[ToolCall]:
+        """Domain tool calls that took effect or were refused only by a guard (the agent's acts)."""
+        return [c for c in self.tool_calls if c.name not in HELPDESK_TOOLS and (c.error is None or c.guard_failed)]
+
+    @cached_property
+    def path(self) -> Any:
+        return _paths_by_id(self.bundle).get(self.case.expected.path)
+
+    def decision_node(self, field_name: str) -> str | None:
+        """The decision on the expected path that branches on `field_name`."""
+        for node_id in self.path.nodes if self.path else []:
+            node = self.bundle.graph.node(node_id)
+            if node is not None and node.kind == NodeKind.DECISION and node.field == field_name:
+                return node_id
+        return None
+
+    def ending(self) -> tuple[str, int | None]:
+        """How the ticket ended ('escalated', a close outcome, or 'open') and the event's seq."""
+        for event in reversed(self.events):
+            if event.type == "handover":
+                return "escalated", event.seq
+            if event.type == "ticket_closed":
+                return event.outcome, event.seq
+        return "open", None
+
+    def verdict(self, criterion: str, passed: bool | None, rationale: str = "", **extra: Any) -> Verdict:
+        return Verdict(source=self.source, criterion=criterion, passed=passed, rationale=rationale, **extra)
+
+
+def evaluate(case: Case, bundle: DomainBundle, events: Iterable[Event], families: Iterable[str] | None = None,
+             conversation_id: str = "") -> list[Verdict]:
+    """Every verdict of every (or the named) rule family for one conversation."""
+    names = list(families) if families is not None else rule_families()
+    unknown = [n for n in names if n not in _RULES]
+    if unknown:
+        raise ValueError(f"unknown rule family {unknown[0]!r} (known: {', '.join(rule_families())})")
+    ctx = RuleContext(case, bundle, list(events))
+    verdicts: list[Verdict] = []
+    for name in names:
+        verdicts += _RULES[name](ctx)
+    for v in verdicts:
+        v.conversation_id = conversation_id
+    return verdicts
+
+
+def is_close(call: ToolCall, outcome: str) -> bool:
+    return call.name == CLOSE and isinstance(call.arguments, dict) and call.arguments.get("outcome") == outcome and call.error is None
