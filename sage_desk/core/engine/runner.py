@@ -71,19 +71,6 @@ class Progress:
 PostHook = Callable[[str, Case, DomainBundle, Outcome], Awaitable[None]]
 
 
-def new_run_id() -> str:
-    """A sortable, readable run id: r-YYYYMMDD-HHMMSS-xxxx."""
-    import secrets
-
-    return time.strftime("r-%Y%m%d-%H%M%S-", time.gmtime()) + secrets.token_hex(2)
-
-
-def conversation_id(run_id: str, agent: str, case_id: str, repeat: int) -> str:
-    """A short, stable id for one conversation of a run."""
-    digest = hashlib.sha1(f"{run_id}|{agent}|{case_id}|{repeat}".encode()).hexdigest()[:10]
-    return f"c-{digest}"
-
-
 def conversation_seed(seed: int, case_id: str, agent: str, repeat: int) -> int:
     """A deterministic per-conversation seed."""
     return int(hashlib.sha1(f"{seed}|{case_id}|{agent}|{repeat}".encode()).hexdigest()[:8], 16)
@@ -128,14 +115,13 @@ class Runner:
             make_agent(agent, **self.agent_options)  # fail now on an unknown baseline, not mid-run
         cases = load_cases(bundle, spec)
         rows = []
-        run_id = new_run_id()
         for agent in spec.agents:
             for repeat in range(1, spec.repeats + 1):
                 for case in cases:
-                    rows.append({"id": conversation_id(run_id, agent, case.id, repeat), "case_id": case.id, "agent": agent, "repeat": repeat, "bucket": case.bucket.value,
+                    rows.append({"case_id": case.id, "agent": agent, "repeat": repeat, "bucket": case.bucket.value,
                                  "conflict": case.conflict.value, "tactics": case.tactics,
                                  "seed": conversation_seed(spec.seed, case.id, agent, repeat)})
-        return self.store.create_run(bundle.name, spec.to_config(), rows, run_id=run_id)
+        return self.store.create_run(bundle.name, spec.to_config(), rows)
 
     def cancel(self) -> None:
         """Stop starting conversations and cancel those in flight (they stay resumable).
@@ -164,8 +150,6 @@ class Runner:
         """Run every unfinished conversation of `run_id`."""
         self._loop = asyncio.get_running_loop()
         run = self.store.get_run(run_id)
-        if run is None:
-            raise RunError(f"no run {run_id!r} in {self.store.url}")
         spec = RunSpec(**run.config)
         bundle = load_domain(spec.domain)
         cases = {c.id: c for c in load_cases(bundle, spec)}

@@ -1,0 +1,112 @@
+"""`sage-desk run`: play cases x agents x repeats, with a live progress bar; `--resume RUN_ID`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from sage_desk.cli._common import OK, PROBLEMS, USAGE, fail, print_problems
+from sage_desk.cli._store import add_db_option, open_store
+from sage_desk.core.errors import InputError, SageError
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--domain", help="domain name under sops/ (northline) or a folder")
+    parser.add_argument("--agent", action="append", default=[], metavar="MODEL",
+                        help="agent under test, repeatable: baseline:oracle|complier|escalator or any litellm model")
+    parser.add_argument("--user", default="scripted", metavar="MODEL", help="customer simulator: scripted (no LLM) or a litellm model")
+    parser.add_argument("--judge", action="append", default=[], metavar="MODEL",
+                        help="judge model, repeatable: a litellm model, baseline:heuristic, or none")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for model calls (Ollama, vLLM ...)")
+    parser.add_argument("--cases", metavar="ID,ID", help="only these case ids")
+    parser.add_argument("--suite", metavar="FILE", help="a case suite other than the domain's cases.jsonl")
+    parser.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_db_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def _spec(args: argparse.Namespace) -> Any:
+    from sage_desk.core.engine.runner import RunSpec
+
+    judges = [j for j in args.judge if j != "none"]
+    return RunSpec(domain=args.domain, agents=args.agent, user=args.user, judges=judges, repeats=args.repeats,
+                   concurrency=args.concurrency, seed=args.seed, api_base=args.api_base,
+                   cases=args.cases.split(",") if args.cases else None, suite=args.suite)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.resume and (not args.domain or not args.agent):
+        return fail("name --domain and at least one --agent (or --resume RUN_ID)", USAGE)
+    try:
+        store = open_store(args)
+        return _execute(args, store)
+    except InputError as exc:
+        print_problems(exc.problems)
+        return PROBLEMS
+    except SageError as exc:
+        return fail(str(exc))
+
+
+def _execute(args: argparse.Namespace, store: Any) -> int:
+    from sage_desk.core.engine.runner import Runner, RunSpec
+    from sage_desk.core.judge.factory import make_judges
+    from sage_desk.core.rules.hook import verdict_hook
+
+    if args.resume:
+        run_id = args.resume
+        spec = RunSpec(**store.get_run(run_id).config)
+    else:
+        spec = _spec(args)
+    judges = make_judges(spec.judges, api_base=spec.api_base)
+    bar = _ProgressBar(quiet=args.quiet)
+    runner = Runner(store, on_progress=bar.update, post=verdict_hook(store, judges))
+    if not args.resume:
+        run_id = runner.create(spec)
+    print(f"run {run_id}: {spec.domain}, agents {', '.join(spec.agents)}, user {spec.user}, "
+          f"judges {', '.join(spec.judges) or 'none'}, {spec.repeats} repeat(s)", file=sys.stderr)
+    try:
+        with bar:
+            progress = asyncio.run(runner.execute(run_id))
+    except KeyboardInterrupt:
+        store.set_run_status(run_id, "interrupted")
+        print(f"\ninterrupted; finish it with: sage-desk run --resume {run_id}", file=sys.stderr)
+        return 130
+    print(f"{progress.done} conversations, {progress.errored} errored, ${progress.cost_usd:.4f}, "
+          f"{progress.elapsed_s:.1f}s", file=sys.stderr)
+    print(run_id)
+    return OK if progress.errored == 0 else PROBLEMS
+
+
+class _ProgressBar:
+    """A rich progress bar fed by the runner's progress callback."""
+
+    def __init__(self, quiet: bool = False):
+        self.quiet = quiet
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _ProgressBar:
+        if not self.quiet:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self._bar = Progress(TextColumn("conversations"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[errors]} errors  ${task.fields[cost]:.4f}"),
+                                 TimeElapsedColumn(), TimeRemainingColumn(), transient=False)
+            self._bar.__enter__()
+            self._task = self._bar.add_task("run", total=None, errors=0, cost=0.0)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+
+    def update(self, progress: Any) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, total=progress.total, completed=progress.done,
+                             errors=progress.errored, cost=progress.cost_usd)

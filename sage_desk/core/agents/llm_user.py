@@ -1,0 +1,90 @@
+"""The LLM customer simulator: persona, goal, hidden truth, conflict level and tactics.
+
+The model answers with a small JSON object (message, emotion, satisfaction, stop), so emotion and
+satisfaction drift turn by turn and the customer can end the conversation. A reply that is not
+JSON is taken as the message itself, so a weaker model still plays.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sage_desk.core.agents.base import ConversationView, CustomerReply
+from sage_desk.core.agents.llm_agent import reply_usage
+from sage_desk.core.engine.prompts import customer_system_prompt
+
+EMOTIONS = ("calm", "slightly_frustrated", "frustrated", "angry")
+
+
+def tactic_text(tactics: list[str]) -> str:
+    """The simulator's instructions for the case's tactics (from the taxonomy when it is known)."""
+    try:
+        from sage_desk.core.cases.taxonomy import get_tactic
+    except ImportError:
+        return ", ".join(tactics)
+    parts = []
+    for tid in tactics:
+        try:
+            parts.append(get_tactic(tid).simulator)
+        except (KeyError, ValueError):
+            parts.append(tid)
+    return " ".join(parts)
+
+
+def parse_customer(text: str | None) -> tuple[CustomerReply, bool]:
+    """The customer's reply from the model's text (JSON when it can be read, else the text
+    itself), and whether the customer wants to stop after it."""
+    raw = (text or "").strip()
+    match = re.search(r"\{.*\}", raw, re.S)
+    data: Any = None
+    if match:
+        try:
+            data = json.loads(match.group(0))
+        except json.JSONDecodeError:
+            data = None
+    if not isinstance(data, dict) or not isinstance(data.get("message"), str):
+        return CustomerReply(text=raw or None), False
+    emotion = data.get("emotion") if data.get("emotion") in EMOTIONS else None
+    try:
+        satisfaction = max(0.0, min(1.0, float(data.get("satisfaction"))))
+    except (TypeError, ValueError):
+        satisfaction = None
+    stop = data.get("stop") is True
+    message = data["message"].strip()
+    return CustomerReply(text=message or None, emotion=emotion, satisfaction=satisfaction), stop
+
+
+class LlmCustomer:
+    """A simulated customer played by a model; one instance per conversation."""
+
+    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
+                 temperature: float | None = 0.7, timeout: float = 60.0, max_retries: int = 4, client: Any = None):
+        from sage_desk.core.llm import LlmClient
+
+        self.name = model
+        self.model = model
+        self.client = client or LlmClient()
+        self.options = {"api_base": api_base, "api_key": api_key, "temperature": temperature,
+                        "timeout": timeout, "max_retries": max_retries}
+        self._stopping = False
+
+    def _messages(self, view: ConversationView) -> list[dict[str, Any]]:
+        """The conversation from the customer's side: its own messages are the assistant's."""
+        system = customer_system_prompt(view.bundle, view.case, tactic_text(view.case.tactics))
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        for event in view.events:
+            if event.type == "customer_message":
+                messages.append({"role": "assistant", "content": event.text})
+            elif event.type == "agent_message" and event.text:
+                messages.append({"role": "user", "content": event.text})
+        return messages
+
+    async def reply(self, view: ConversationView) -> CustomerReply:
+        if self._stopping:
+            return CustomerReply(text=None)
+        reply = await self.client.complete(self.model, self._messages(view), seed=view.seed, **self.options)
+        parsed, self._stopping = parse_customer(reply.content)
+        parsed.usage = reply_usage(reply)
+        return parsed
