@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from sage_desk.core.cases.build import assignments_for, case_context, select_path
 from sage_desk.core.cases.model import Bucket, Case
+from sage_desk.core.cases.taxonomy import UnknownTacticError, get_tactic
 from sage_desk.core.domain.loader import DomainBundle, load_domain
 from sage_desk.core.errors import CaseError, InputError, Problem
 from sage_desk.core.sop.model import FieldSource
@@ -88,6 +89,7 @@ def validate_suite(entries: list[SuiteEntry], bundle: DomainBundle, file: str) -
         if case.domain != bundle.name:
             bad(f"domain {case.domain!r} is not {bundle.name!r}")
         _check_grounding(case, bundle, bad)
+        _check_tactics(case, bad)
         for fname, value in case.truth.items():
             if fname not in user_fields:
                 bad(f"truth names {fname!r}, which is not a user slot of the graph")
@@ -116,6 +118,14 @@ def _check_grounding(case: Case, bundle: DomainBundle, bad) -> None:
             bad(f"grounding names {name!r}, which is not a context row of the domain")
         elif name not in context:
             bad(f"{name} {key!r} does not exist in the world ({ctx.table})")
+
+
+def _check_tactics(case: Case, bad) -> None:
+    for tactic in case.tactics:
+        try:
+            get_tactic(tactic)
+        except UnknownTacticError as exc:
+            bad(str(exc))
 
 
 def _check_expected(case: Case, bundle: DomainBundle, path, paths, bad) -> None:
