@@ -6,8 +6,9 @@ the graph as it was), applies the change, emits one fine-grained signal per item
 `changed` once. The GUI mirrors the graph by listening to these signals; its undo commands call
 these methods and keep what they return (the old values) to undo.
 
-Edges are identified by their `(source, target)` pair: the document refuses a second edge between
-the same two nodes (a decision that sends several values to one node lists them in `when`).
+Edges are identified by `(source, target, values)` (`edge_key`): two nodes may be joined by several
+edges when each stands for other decision values (as `sop.yaml` files write them), but the document
+refuses an exact duplicate.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from sage_desk.core.sop.paths import Path as SopPath
 from sage_desk.core.sop.paths import enumerate_paths
 from sage_desk.core.sop.validate import validate_graph
 
-EdgeKey = tuple[str, str]
+EdgeKey = tuple[str, str, str]
+"""(source, target, the edge's decision values joined by `|`)."""
 
 
 class EditError(SageError):
@@ -55,7 +57,12 @@ class DomainNames:
 
 def edge_key(edge: Edge) -> EdgeKey:
     """The identity of an edge in a document."""
-    return (edge.source, edge.target)
+    return (edge.source, edge.target, "|".join(edge.values))
+
+
+def key_for(source: str, target: str, when: str | list[str] | None) -> EdgeKey:
+    """The key an edge from `source` to `target` for `when` has (once blanks are dropped)."""
+    return edge_key(Edge(source=source, target=target, when=_clean_when(when)))
 
 
 class SopDocument:
@@ -89,13 +96,17 @@ class SopDocument:
             raise EditError(f"there is no node {node_id!r}")
         return node
 
-    def edge(self, source: str, target: str) -> Edge:
-        """The edge from `source` to `target`; raises EditError when there is none."""
-        return self._graph.edges[self._edge_index(source, target)]
+    def edge(self, key: EdgeKey) -> Edge:
+        """The edge with `key`; raises EditError when there is none."""
+        return self._graph.edges[self._edge_index(key)]
 
-    def has_edge(self, source: str, target: str) -> bool:
-        """Whether an edge leads from `source` to `target`."""
-        return any(e.source == source and e.target == target for e in self._graph.edges)
+    def has_edge(self, key: EdgeKey) -> bool:
+        """Whether the graph has the edge `key`."""
+        return any(edge_key(e) == key for e in self._graph.edges)
+
+    def edges_between(self, source: str, target: str) -> list[Edge]:
+        """Every edge from `source` to `target`, in file order."""
+        return [e for e in self._graph.edges if e.source == source and e.target == target]
 
     def unique_id(self, base: str) -> str:
         """`base`, or `base_2`, `base_3` ... whichever no node uses yet."""
@@ -129,8 +140,8 @@ class SopDocument:
         covered = {v for e in self._graph.out_edges(source) for v in e.values}
         return next((v for v in spec.values if v not in covered), None)
 
-    def check_edge(self, source: str, target: str) -> str | None:
-        """Why an edge from `source` to `target` may not be added, or None when it may."""
+    def check_edge(self, source: str, target: str, when: str | list[str] | None = None) -> str | None:
+        """Why an edge from `source` to `target` (for `when`) may not be added, or None when it may."""
         by_id = {n.id: n for n in self._graph.nodes}
         for end in (source, target):
             if end not in by_id:
@@ -141,8 +152,8 @@ class SopDocument:
             return "nothing may lead back to the start"
         if by_id[source].kind == NodeKind.END:
             return f"{source!r} is an end node: nothing may follow it"
-        if self.has_edge(source, target):
-            return f"{source!r} already leads to {target!r} (list several values in one edge's condition)"
+        if self.has_edge(key_for(source, target, when)):
+            return f"{source!r} already leads to {target!r} for the same condition"
         return None
 
     # --- whole graph ------------------------------------------------------------------------
@@ -226,16 +237,18 @@ class SopDocument:
         self.insert(Fragment(edges=[(len(self._graph.edges) if index is None else index, edge)]))
         return edge
 
-    def remove_edge(self, source: str, target: str) -> Fragment:
+    def remove_edge(self, key: EdgeKey) -> Fragment:
         """Remove one edge; returns what was removed (for undo)."""
-        self._edge_index(source, target)
-        return self.remove([], [(source, target)])
+        self._edge_index(key)
+        return self.remove([], [key])
 
-    def update_edge(self, source: str, target: str, when: str | list[str] | None) -> str | list[str] | None:
-        """Set the condition value(s) of an edge; returns the old `when`."""
-        index = self._edge_index(source, target)
+    def update_edge(self, key: EdgeKey, when: str | list[str] | None) -> str | list[str] | None:
+        """Set the condition value(s) of an edge; returns the old `when` (its key changes with it)."""
+        index = self._edge_index(key)
         edge = self._graph.edges[index]
-        new = Edge(source=source, target=target, when=_clean_when(when))
+        new = Edge(source=edge.source, target=edge.target, when=_clean_when(when))
+        if edge_key(new) != key and self.has_edge(edge_key(new)):
+            raise EditError(f"{edge.source!r} already leads to {edge.target!r} for the same condition")
         self._graph.edges[index] = new
         self.edge_changed.emit(edge, new)
         self.changed.emit()
@@ -285,7 +298,7 @@ class SopDocument:
         trial = SopDocument(self._graph.model_copy(update={
             "nodes": [*self._graph.nodes, *(n for _, n in fragment.nodes)], "edges": list(self._graph.edges)}))
         for _, edge in fragment.edges:
-            reason = trial.check_edge(edge.source, edge.target)
+            reason = trial.check_edge(edge.source, edge.target, edge.when)
             if reason:
                 raise EditError(f"edge {edge.source!r} -> {edge.target!r}: {reason}")
             trial._graph.edges.append(edge)
@@ -323,11 +336,11 @@ class SopDocument:
                 return i
         raise EditError(f"there is no node {node_id!r}")
 
-    def _edge_index(self, source: str, target: str) -> int:
+    def _edge_index(self, key: EdgeKey) -> int:
         for i, edge in enumerate(self._graph.edges):
-            if edge.source == source and edge.target == target:
+            if edge_key(edge) == key:
                 return i
-        raise EditError(f"there is no edge {source!r} -> {target!r}")
+        raise EditError(f"there is no edge {key[0]!r} -> {key[1]!r}" + (f" for {key[2]!r}" if key[2] else ""))
 
 
 def new_graph(name: str = "untitled") -> Graph:

@@ -93,7 +93,7 @@ def test_update_node_refuses_bad_values(doc, attrs, message):
     ("ask", "nowhere", "no node 'nowhere'"),
     ("ask", "start", "back to the start"),
     ("done", "ask", "end node"),
-    ("ask", "refund", "already leads"),
+    ("refund", "done", "already leads"),
     ("ask", "ask", "itself"),
 ])
 def test_add_edge_refuses_bad_edges_before_changing_anything(doc, source, target, message):
@@ -105,15 +105,24 @@ def test_add_edge_refuses_bad_edges_before_changing_anything(doc, source, target
 
 def test_add_update_and_remove_edge(doc):
     doc.add_edge("ask", "done", when="status")
-    assert doc.edge("ask", "done").when == "status"
-    assert doc.update_edge("ask", "done", ["status", " refund "]) == "status"
-    assert doc.edge("ask", "done").when == ["status", "refund"]
-    doc.update_edge("ask", "done", "")
-    assert doc.edge("ask", "done").when is None
-    removed = doc.remove_edge("ask", "done")
-    assert not doc.has_edge("ask", "done")
+    assert doc.edge(("ask", "done", "status")).when == "status"
+    assert doc.update_edge(("ask", "done", "status"), ["status", " refund "]) == "status"
+    assert doc.edge(("ask", "done", "status|refund")).when == ["status", "refund"]
+    doc.update_edge(("ask", "done", "status|refund"), "")
+    assert doc.edge(("ask", "done", "")).when is None
+    removed = doc.remove_edge(("ask", "done", ""))
+    assert not doc.edges_between("ask", "done")
     doc.insert(removed)
-    assert doc.has_edge("ask", "done")
+    assert doc.has_edge(("ask", "done", ""))
+
+
+def test_parallel_edges_for_different_values_are_kept_apart(doc):
+    doc.add_edge("ask", "refund", when="status")
+    assert [e.when for e in doc.edges_between("ask", "refund")] == ["refund", "status"]
+    with pytest.raises(EditError, match="same condition"):
+        doc.update_edge(("ask", "refund", "status"), "refund")
+    doc.remove_edge(("ask", "refund", "refund"))
+    assert [e.when for e in doc.edges_between("ask", "refund")] == ["status"]
 
 
 def test_suggest_when_offers_the_first_uncovered_value(doc):
@@ -127,7 +136,7 @@ def test_copy_and_paste_gets_fresh_ids_and_inner_edges(doc):
     doc.insert(pasted)
     ids = [n.id for n in doc.graph.nodes]
     assert ids[-2:] == ["refund_2", "done_2"]
-    assert doc.has_edge("refund_2", "done_2")
+    assert doc.has_edge(("refund_2", "done_2", ""))
     assert doc.node("done_2").pos == (40.0, 40.0)
 
 

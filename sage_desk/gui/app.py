@@ -1,0 +1,57 @@
+"""Start the desktop app: the QApplication, the error notifier, the main window (or screenshots)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication
+
+from sage_desk import __version__
+from sage_desk.gui.common.errors import ErrorNotifier
+from sage_desk.gui.common.widgets import icon, stylesheet
+from sage_desk.gui.main_window import MainWindow
+
+SCREENSHOT_SIZE = (1440, 880)
+
+
+def create_application(argv: list[str] | None = None) -> QApplication:
+    """The QApplication with SAGE Desk's names, font and stylesheet (reused when one exists)."""
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
+    app.setApplicationName("SAGE Desk")
+    app.setOrganizationName("SAGE Desk")
+    app.setApplicationVersion(__version__)
+    app.setWindowIcon(icon("editor"))
+    font = QFont(app.font())
+    font.setPointSizeF(10)
+    app.setFont(font)
+    app.setStyle("Fusion")
+    app.setStyleSheet(stylesheet())
+    return app
+
+
+def run_app(screenshot_dir: str | None = None, db_url: str | None = None) -> int:
+    """Open the main window and run until it closes; with `screenshot_dir`, write one PNG per screen and exit."""
+    if screenshot_dir and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    app = create_application()
+    notifier = ErrorNotifier()
+    notifier.install()
+    # screenshots start from the defaults, never from (or into) the person's own settings
+    home = tempfile.mkdtemp(prefix="sage-desk-shots-") if screenshot_dir else None
+    window = MainWindow(settings_home=home, notifier=notifier, db_url=db_url)
+    window.open_initial_graph()
+    try:
+        if screenshot_dir:
+            from sage_desk.gui.screenshots import take_screenshots
+
+            written = take_screenshots(window, Path(screenshot_dir), SCREENSHOT_SIZE)
+            print("\n".join(str(p) for p in written))
+            return 0
+        window.show()
+        return app.exec()
+    finally:
+        notifier.uninstall()

@@ -1,0 +1,1 @@
+"""Pieces every screen shares: the error notifier, settings, small widgets and resources."""

@@ -1,0 +1,42 @@
+"""Small widgets and resources every screen may use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+
+
+def icon(name: str) -> QIcon:
+    """An icon from `resources/icons/<name>.svg`."""
+    return QIcon(str(RESOURCES / "icons" / f"{name}.svg"))
+
+
+def stylesheet() -> str:
+    """The app's light stylesheet."""
+    return (RESOURCES / "style.qss").read_text(encoding="utf-8")
+
+
+class PlaceholderScreen(QWidget):
+    """A screen that is not built yet: says so plainly, and what it will do."""
+
+    def __init__(self, title: str, text: str, parent=None):
+        super().__init__(parent)
+        self.setObjectName("placeholder")
+        heading = QLabel(title)
+        heading.setObjectName("placeholderTitle")
+        body = QLabel(text)
+        body.setObjectName("placeholderText")
+        body.setWordWrap(True)
+        body.setMaximumWidth(560)
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        for label in (heading, body):
+            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            layout.addWidget(label, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addStretch(2)
+        self.text = text

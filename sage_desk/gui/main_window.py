@@ -1,0 +1,301 @@
+"""The main window: a navigation list of screens, the current screen's menus and toolbar, a status bar.
+
+Screens plug in through `ScreenSpec` (key, name, icon, factory). A screen is any QWidget; it may
+also offer, and the window then uses:
+  menus() -> {menu title: [QAction | None]}   toolbar_actions() -> [QAction | None]
+  save_state(QSettings) / restore_state(QSettings)   can_close() -> bool
+  title_changed(str) and message(str) signals
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSize, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sage_desk import __version__
+from sage_desk.core.locations import sops_dir
+from sage_desk.gui.common.errors import ErrorNotifier
+from sage_desk.gui.common.settings import open_settings
+from sage_desk.gui.common.widgets import PlaceholderScreen, icon
+
+DEFAULT_SIZE = QSize(1400, 860)
+STATUS_TIMEOUT_MS = 8000
+
+
+@dataclass(frozen=True)
+class ScreenSpec:
+    """One screen of the main window: how it is named, drawn in the navigation and built."""
+
+    key: str
+    name: str
+    icon: str
+    factory: Callable[[MainWindow], QWidget]
+
+
+def _editor(window: MainWindow) -> QWidget:
+    from sage_desk.gui.sop_editor import SopEditor
+
+    return SopEditor(window.notifier)
+
+
+def _placeholder(title: str, text: str) -> Callable[[MainWindow], QWidget]:
+    return lambda _window: PlaceholderScreen(title, text)
+
+
+def default_screens() -> list[ScreenSpec]:
+    """The screens of SAGE Desk, in navigation order."""
+    return [
+        ScreenSpec("sop-editor", "SOP Editor", "editor", _editor),
+        ScreenSpec("runs", "Runs", "runs", _placeholder(
+            "Runs", "Runs arrive in a later release: launch runs in the background with a progress bar, "
+            "live counts, cost so far and cancel; a run stopped half-way resumes where it left off.")),
+        ScreenSpec("review", "Review", "review", _placeholder(
+            "Review", "Review arrives in a later release: read each conversation beside its tool calls and "
+            "verdicts, override the judge from the keyboard, and compare two models on the same case.")),
+        ScreenSpec("calibration", "Calibration", "calibration", _placeholder(
+            "Calibration", "Calibration arrives in a later release: see where the judge agrees with your "
+            "reviewers, re-judge with their corrections as examples, and export calibration sets.")),
+        ScreenSpec("leaderboard", "Leaderboard", "leaderboard", _placeholder(
+            "Leaderboard", "The leaderboard arrives in a later release: compare agent models metric by metric "
+            "(resolution, escalation, unsafe actions, cost) with no composite score.")),
+    ]
+
+
+def default_graph_path() -> Path:
+    """The graph opened the first time: the shipped Northline domain's."""
+    return sops_dir() / "northline" / "sop.yaml"
+
+
+class MainWindow(QMainWindow):
+    """SAGE Desk's one window."""
+
+    def __init__(self, screens: list[ScreenSpec] | None = None, settings_home: str | Path | None = None,
+                 notifier: ErrorNotifier | None = None, db_url: str | None = None):
+        super().__init__()
+        self.notifier = notifier or ErrorNotifier(self)
+        self.settings = open_settings(settings_home)
+        self.db_url = db_url
+        self.specs = screens if screens is not None else default_screens()
+        self.screens: dict[str, QWidget] = {}
+        self.nav = QListWidget()
+        self.stack = QStackedWidget()
+        self.toolbar = QToolBar("Main toolbar")
+        self._build()
+        self.notifier.reported.connect(self._on_error)
+        self._restore()
+
+    # --- building ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.setWindowTitle("SAGE Desk")
+        self.setObjectName("mainWindow")
+        self.nav.setObjectName("navigation")
+        self.nav.setIconSize(QSize(22, 22))
+        self.nav.setFixedWidth(176)
+        self.stack.setObjectName("screens")
+        self.toolbar.setObjectName("mainToolbar")
+        self.toolbar.setMovable(False)
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.addToolBar(self.toolbar)
+        for number, spec in enumerate(self.specs, start=1):
+            self._add_screen(spec, number)
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.nav)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+        self.statusBar().showMessage("Ready")
+        self.nav.currentRowChanged.connect(self._on_screen_changed)
+
+    def _add_screen(self, spec: ScreenSpec, number: int) -> None:
+        widget = spec.factory(self)
+        self.screens[spec.key] = widget
+        self.stack.addWidget(widget)
+        item = QListWidgetItem(icon(spec.icon), spec.name)
+        item.setSizeHint(QSize(160, 42))
+        item.setToolTip(f"{spec.name} (Ctrl+{number})")
+        self.nav.addItem(item)
+        switch = QAction(f"Go to {spec.name}", self)
+        switch.setShortcut(QKeySequence(f"Ctrl+{number}"))
+        switch.triggered.connect(lambda _checked=False, row=number - 1: self.nav.setCurrentRow(row))
+        self.addAction(switch)
+        if hasattr(widget, "title_changed"):
+            widget.title_changed.connect(self._update_title)
+        if hasattr(widget, "message"):
+            widget.message.connect(lambda text: self.statusBar().showMessage(text, STATUS_TIMEOUT_MS))
+
+    def screen(self, key: str) -> QWidget:
+        """The widget of the screen `key`."""
+        return self.screens[key]
+
+    def current_key(self) -> str:
+        """The key of the screen on show."""
+        return self.specs[max(self.nav.currentRow(), 0)].key
+
+    def show_screen(self, key: str) -> None:
+        """Switch to the screen `key`."""
+        self.nav.setCurrentRow([s.key for s in self.specs].index(key))
+
+    def _on_screen_changed(self, row: int) -> None:
+        if row < 0:
+            return
+        self.stack.setCurrentIndex(row)
+        widget = self.stack.currentWidget()
+        self._rebuild_menus(widget)
+        self._rebuild_toolbar(widget)
+        self._update_title()
+
+    def _rebuild_menus(self, widget: QWidget) -> None:
+        bar = self.menuBar()
+        for old in bar.actions():
+            if old.menu() is not None:
+                old.menu().deleteLater()  # the screen's actions live on; only the menus go
+        bar.clear()
+        screen_menus: dict[str, list[QAction | None]] = widget.menus() if hasattr(widget, "menus") else {}
+        file_actions = list(screen_menus.pop("&File", []))
+        file_menu = bar.addMenu("&File")
+        quit_action = QAction("Quit", file_menu)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        self._fill_menu(file_menu, [*file_actions, None, quit_action] if file_actions else [quit_action])
+        for title, actions in screen_menus.items():
+            self._fill_menu(bar.addMenu(title), actions)
+        help_menu = bar.addMenu("&Help")
+        shortcuts = help_menu.addAction("Keyboard Shortcuts")
+        shortcuts.setShortcut(QKeySequence("F1"))
+        shortcuts.triggered.connect(self.show_shortcuts)
+        help_menu.addAction("About SAGE Desk").triggered.connect(self._about)
+
+    @staticmethod
+    def _fill_menu(menu, actions: list[QAction | None]) -> None:
+        for action in actions:
+            menu.addSeparator() if action is None else menu.addAction(action)
+
+    def _rebuild_toolbar(self, widget: QWidget) -> None:
+        # not QToolBar.clear(): in Qt 6.12 it deletes QUndoStack's undo/redo actions with the buttons
+        for old in self.toolbar.actions():
+            self.toolbar.removeAction(old)
+            if old.isSeparator():
+                old.deleteLater()
+        for action in widget.toolbar_actions() if hasattr(widget, "toolbar_actions") else []:
+            self.toolbar.addSeparator() if action is None else self.toolbar.addAction(action)
+        self.toolbar.setVisible(bool(self.toolbar.actions()))
+
+    def _update_title(self, *_args) -> None:
+        editor = self.screens.get("sop-editor")
+        detail = editor.title() if editor is not None and hasattr(editor, "title") else ""
+        self.setWindowTitle(f"{detail} — SAGE Desk" if detail else "SAGE Desk")
+
+    # --- messages ---------------------------------------------------------------------------
+
+    def _on_error(self, title: str, message: str, details: str) -> None:
+        self.statusBar().showMessage(f"{title}: {message}", STATUS_TIMEOUT_MS * 2)
+        box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Close, self)
+        if details:
+            box.setDetailedText(details)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()  # not exec(): an error never blocks the event loop (or a test)
+        self.last_error_box = box
+
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        """(keys, what they do) for every shortcut of the window and the current screen."""
+        rows = []
+        for menu in self.menuBar().actions():
+            for action in menu.menu().actions() if menu.menu() else []:
+                keys = ", ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in action.shortcuts())
+                if keys:
+                    rows.append((keys, action.text().replace("&", "")))
+        rows += [(f"Ctrl+{i}", f"Go to {s.name}") for i, s in enumerate(self.specs, start=1)]
+        if self.current_key() == "sop-editor":
+            rows += [("Drag from a node's handle / Shift+drag", "Connect two nodes"),
+                     ("Drag on empty canvas", "Select with a rubber band"),
+                     ("Wheel", "Zoom"), ("Middle-drag / Space+drag", "Pan")]
+        return rows
+
+    def show_shortcuts(self) -> QDialog:
+        """A dialog listing the keyboard shortcuts (Help > Keyboard Shortcuts)."""
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Keyboard shortcuts")
+        rows = "".join(f"<tr><td style='padding:3px 18px 3px 0'><b>{k}</b></td><td>{t}</td></tr>"
+                       for k, t in self.shortcut_rows())
+        label = QLabel(f"<table>{rows}</table>")
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(dialog.close)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(label)
+        layout.addWidget(buttons)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About SAGE Desk", f"<b>SAGE Desk {__version__}</b><p>Test LLM customer-service "
+                          "agents against Standard Operating Procedures drawn as graphs.</p>")
+
+    # --- sessions ---------------------------------------------------------------------------
+
+    def _restore(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(DEFAULT_SIZE)
+        state = self.settings.value("window/state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        for widget in self.screens.values():
+            if hasattr(widget, "restore_state"):
+                widget.restore_state(self.settings)
+        keys = [s.key for s in self.specs]
+        last = self.settings.value("window/screen", keys[0])
+        self.nav.setCurrentRow(keys.index(last) if last in keys else 0)
+        self._on_screen_changed(self.nav.currentRow())
+
+    def open_initial_graph(self) -> None:
+        """Open the graph of the last session, or the shipped Northline graph the first time."""
+        editor = self.screens.get("sop-editor")
+        if editor is None:
+            return
+        last = str(self.settings.value("sop_editor/last_file", "") or "")
+        for candidate in (Path(last) if last else None, default_graph_path()):
+            if candidate is not None and candidate.is_file() and editor.load(candidate):
+                return
+
+    def save_settings(self) -> None:
+        """Write the window's size, layout, screen and each screen's state."""
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.setValue("window/screen", self.current_key())
+        for widget in self.screens.values():
+            if hasattr(widget, "save_state"):
+                widget.save_state(self.settings)
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
+        for widget in self.screens.values():
+            if hasattr(widget, "can_close") and not widget.can_close():
+                event.ignore()
+                return
+        self.save_settings()
+        event.accept()

@@ -1,0 +1,79 @@
+"""`sage-desk --screenshot DIR`: every screen of the main window as a PNG, for docs and reviews."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from sage_desk.core.sop.model import NodeKind
+from sage_desk.gui.main_window import MainWindow
+
+
+def _settle() -> None:
+    for _ in range(5):
+        QApplication.processEvents()
+
+
+def take_screenshots(window: MainWindow, out_dir: Path, size: tuple[int, int]) -> list[Path]:
+    """Show each screen in turn and save it as `NN-<screen>.png` in `out_dir`; returns the files."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    window.resize(*size)
+    window.show()
+    _settle()
+    written: list[Path] = []
+    for number, spec in enumerate(window.specs, start=1):
+        window.show_screen(spec.key)
+        _settle()
+        if spec.key == "sop-editor":
+            written += _editor_shots(window, out_dir, number)
+            continue
+        written.append(_save(window, out_dir / f"{number:02d}-{spec.key}.png"))
+    window.show_screen(window.specs[0].key)
+    return written
+
+
+def _editor_shots(window: MainWindow, out_dir: Path, number: int) -> list[Path]:
+    """The editor twice: a decision selected in the inspector, then one path highlighted."""
+    editor = window.screen("sop-editor")
+    decision = next((n.id for n in editor.doc.graph.nodes if n.kind == NodeKind.DECISION), None)
+    if decision:
+        editor.scene.select_only([decision])
+        _readable(editor, [decision, editor.doc.graph.nodes[0].id])
+    _settle()
+    shots = [_save(window, out_dir / f"{number:02d}-sop-editor.png")]
+    editor.scene.clearSelection()
+    if editor.paths.model.rows:
+        editor.bottom_tabs.setCurrentWidget(editor.paths)
+        rows = editor.paths.model.rows
+        longest = max(range(len(rows)), key=lambda i: len(rows[i].nodes))
+        editor.paths.view.selectRow(longest)
+        _readable(editor, rows[longest].nodes)
+        _settle()
+        shots.append(_save(window, out_dir / f"{number:02d}b-sop-editor-path.png"))
+        editor.paths.view.clearSelection()
+        editor.bottom_tabs.setCurrentWidget(editor.problems)
+    return shots
+
+
+def _readable(editor, node_ids: list[str]) -> None:
+    """Zoom so these nodes fill the canvas, but never so far out that labels cannot be read."""
+    items = [editor.scene.nodes[n] for n in node_ids if n in editor.scene.nodes]
+    if not items:
+        return
+    rect = items[0].sceneBoundingRect()
+    for item in items[1:]:
+        rect = rect.united(item.sceneBoundingRect())
+    editor.view.fitInView(rect.adjusted(-60, -60, 60, 60), Qt.AspectRatioMode.KeepAspectRatio)
+    zoom = editor.view.zoom()
+    if not 0.8 <= zoom <= 1.1:
+        editor.view.resetTransform()
+        editor.view.scale(min(max(zoom, 0.8), 1.1), min(max(zoom, 0.8), 1.1))
+        editor.view.centerOn(rect.center().x(), rect.top() + editor.view.viewport().height() / 2.4)
+
+
+def _save(window: MainWindow, path: Path) -> Path:
+    if not window.grab().save(str(path)):
+        raise OSError(f"could not write {path}")
+    return path

@@ -1,0 +1,382 @@
+"""Canvas items: one `NodeItem` per graph node, one `EdgeItem` per edge.
+
+Node kinds are told apart by shape and colour (start: pill, decision: diamond, action: rounded
+rectangle, end: double border). Items only draw; every change to the graph goes through the
+editor's undo commands, and the items follow the document's signals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsPathItem, QStyleOptionGraphicsItem, QWidget
+
+from sage_desk.core.sop.document import EdgeKey, edge_key
+from sage_desk.core.sop.model import Edge, Node, NodeKind
+
+
+@dataclass(frozen=True)
+class KindStyle:
+    """How one node kind looks on the canvas."""
+
+    title: str
+    fill: str
+    border: str
+    size: tuple[float, float]
+
+
+KIND_STYLES: dict[NodeKind, KindStyle] = {
+    NodeKind.START: KindStyle("Start", "#dcfce7", "#16a34a", (150, 40)),
+    NodeKind.DECISION: KindStyle("Decision", "#fef3c7", "#d97706", (176, 78)),
+    NodeKind.ACTION: KindStyle("Action", "#dbeafe", "#2563eb", (168, 56)),
+    NodeKind.END: KindStyle("End", "#f1f5f9", "#475569", (150, 46)),
+}
+
+SELECTED = QColor("#7c3aed")
+HIGHLIGHT = QColor("#db2777")
+PROBLEM = QColor("#dc2626")
+TEXT = QColor("#0f172a")
+SUBTEXT = QColor("#475569")
+PORT_RADIUS = 6.0
+
+
+def shape_path(kind: NodeKind, rect: QRectF) -> QPainterPath:
+    """The outline of a node of `kind` filling `rect`."""
+    path = QPainterPath()
+    if kind == NodeKind.START:
+        path.addRoundedRect(rect, rect.height() / 2, rect.height() / 2)
+    elif kind == NodeKind.DECISION:
+        c = rect.center()
+        path.addPolygon(QPolygonF([QPointF(c.x(), rect.top()), QPointF(rect.right(), c.y()),
+                                   QPointF(c.x(), rect.bottom()), QPointF(rect.left(), c.y())]))
+        path.closeSubpath()
+    elif kind == NodeKind.END:
+        path.addRoundedRect(rect, 8, 8)
+    else:
+        path.addRoundedRect(rect, 12, 12)
+    return path
+
+
+def paint_kind(painter: QPainter, kind: NodeKind, rect: QRectF, border: QColor | None = None, width: float = 1.6) -> None:
+    """Draw the shape of a node kind (used by the canvas and the palette icons)."""
+    style = KIND_STYLES[kind]
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setBrush(QColor(style.fill))
+    painter.setPen(QPen(border or QColor(style.border), width))
+    painter.drawPath(shape_path(kind, rect))
+    if kind == NodeKind.END:
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        inner = rect.adjusted(4, 4, -4, -4)
+        painter.drawPath(shape_path(kind, inner))
+
+
+def node_subtitle(node: Node) -> str:
+    """The second line of a node on the canvas: what it does."""
+    if node.kind == NodeKind.DECISION:
+        return f"? {node.field}" if node.field else "? (no field)"
+    if node.kind == NodeKind.ACTION:
+        if node.tool:
+            return f"{node.tool}()"
+        return f"say: {node.say}" if node.say else "(no tool or say)"
+    if node.kind == NodeKind.END:
+        return f"→ {node.outcome}" if node.outcome else "(no outcome)"
+    return ""
+
+
+class NodeItem(QGraphicsObject):
+    """A graph node on the canvas: shape by kind, id and label, a port to draw edges, a problem badge."""
+
+    def __init__(self, node: Node):
+        super().__init__()
+        self.node = node
+        self.edges: list[EdgeItem] = []
+        self.problems: list[str] = []
+        self.highlighted = False
+        self.dimmed = False
+        self._hover = False
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+        self.setAcceptHoverEvents(True)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setZValue(1)
+        self.set_node(node)
+
+    @property
+    def node_id(self) -> str:
+        """The id of the node this item shows."""
+        return self.node.id
+
+    def set_node(self, node: Node) -> None:
+        """Show a new version of the node (after an edit or a move)."""
+        kind_changed = node.kind != self.node.kind
+        if kind_changed:
+            self.prepareGeometryChange()
+        self.node = node
+        self.setPos(QPointF(*node.pos))
+        self.setToolTip(self._tooltip())
+        self.update()
+
+    def set_problems(self, messages: list[str]) -> None:
+        """Show (or clear) the problem badge with these messages."""
+        if messages != self.problems:
+            self.problems = messages
+            self.setToolTip(self._tooltip())
+            self.update()
+
+    def set_highlight(self, highlighted: bool, dimmed: bool) -> None:
+        """Mark the node as on (or off) the highlighted path."""
+        if (highlighted, dimmed) != (self.highlighted, self.dimmed):
+            self.highlighted, self.dimmed = highlighted, dimmed
+            self.update()
+
+    def _tooltip(self) -> str:
+        text = f"{self.node.id} ({self.node.kind.value})"
+        if self.problems:
+            text += "\n" + "\n".join(f"⚠ {m}" for m in self.problems)
+        return text
+
+    # --- geometry ---------------------------------------------------------------------------
+
+    def body_rect(self) -> QRectF:
+        """The node's shape rectangle, centred on its position."""
+        w, h = KIND_STYLES[self.node.kind].size
+        return QRectF(-w / 2, -h / 2, w, h)
+
+    def port_pos(self) -> QPointF:
+        """Where the port (the handle edges are drawn from) sits, in item coordinates."""
+        return QPointF(0, self.body_rect().bottom())
+
+    def port_hit(self, scene_pos: QPointF) -> bool:
+        """Whether `scene_pos` is on the port."""
+        delta = self.mapFromScene(scene_pos) - self.port_pos()
+        return math.hypot(delta.x(), delta.y()) <= PORT_RADIUS + 4
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self.body_rect().adjusted(-12, -14, 14, PORT_RADIUS + 6)
+
+    def shape(self) -> QPainterPath:
+        path = shape_path(self.node.kind, self.body_rect())
+        path.addEllipse(self.port_pos(), PORT_RADIUS + 4, PORT_RADIUS + 4)
+        return path
+
+    # --- painting ---------------------------------------------------------------------------
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        rect = self.body_rect()
+        painter.setOpacity(0.35 if self.dimmed else 1.0)
+        border = None
+        width = 1.6
+        if self.isSelected():
+            border, width = SELECTED, 3.0
+        elif self.highlighted:
+            border, width = HIGHLIGHT, 3.0
+        paint_kind(painter, self.node.kind, rect, border, width)
+        self._paint_text(painter, rect)
+        if self._hover or self.isSelected():
+            painter.setPen(QPen(QColor(KIND_STYLES[self.node.kind].border), 1.5))
+            painter.setBrush(QColor("#ffffff"))
+            painter.drawEllipse(self.port_pos(), PORT_RADIUS, PORT_RADIUS)
+        if self.problems:
+            self._paint_badge(painter, rect)
+
+    def _paint_text(self, painter: QPainter, rect: QRectF) -> None:
+        inset = rect.width() * 0.2 if self.node.kind == NodeKind.DECISION else 10
+        text_rect = rect.adjusted(inset, 4, -inset, -4)
+        title = self.node.label or self.node.id
+        sub = node_subtitle(self.node)
+        font = QFont(painter.font())
+        font.setPointSizeF(8.5)
+        font.setBold(True)
+        painter.setFont(font)
+        title = QFontMetricsF(font).elidedText(title, Qt.TextElideMode.ElideRight, text_rect.width())
+        painter.setPen(TEXT)
+        if not sub:
+            painter.drawText(text_rect, Qt.AlignmentFlag.AlignCenter, title)
+            return
+        half = text_rect.height() / 2
+        painter.drawText(QRectF(text_rect.left(), text_rect.top(), text_rect.width(), half),
+                         Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, title)
+        font.setBold(False)
+        font.setPointSizeF(7.5)
+        painter.setFont(font)
+        sub = QFontMetricsF(font).elidedText(sub, Qt.TextElideMode.ElideRight, text_rect.width())
+        painter.setPen(SUBTEXT)
+        painter.drawText(QRectF(text_rect.left(), text_rect.top() + half + 1, text_rect.width(), half),
+                         Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, sub)
+
+    def _paint_badge(self, painter: QPainter, rect: QRectF) -> None:
+        centre = QPointF(rect.right() - (rect.width() * 0.22 if self.node.kind == NodeKind.DECISION else 2), rect.top() + 2)
+        painter.setPen(QPen(QColor("#ffffff"), 1.5))
+        painter.setBrush(PROBLEM)
+        painter.drawEllipse(centre, 9, 9)
+        font = QFont(painter.font())
+        font.setBold(True)
+        font.setPointSizeF(8)
+        painter.setFont(font)
+        painter.drawText(QRectF(centre.x() - 9, centre.y() - 9, 18, 18), Qt.AlignmentFlag.AlignCenter, "!")
+
+    # --- interaction ------------------------------------------------------------------------
+
+    def hoverEnterEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        self._hover = True
+        self.update()
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        self._hover = False
+        self.update()
+        super().hoverLeaveEvent(event)
+
+    def itemChange(self, change, value):  # noqa: N802 (Qt API)
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
+            for edge in self.edges:
+                edge.adjust()
+        return super().itemChange(change, value)
+
+
+class EdgeItem(QGraphicsPathItem):
+    """A directed edge with an arrow head and, for decision edges, its `when` label."""
+
+    def __init__(self, edge: Edge, source: NodeItem, target: NodeItem):
+        super().__init__()
+        self.edge = edge
+        self.source = source
+        self.target = target
+        self.highlighted = False
+        self.dimmed = False
+        self._label_rect = QRectF()
+        self._arrow = QPolygonF()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setZValue(0)
+        source.edges.append(self)
+        target.edges.append(self)
+        self.adjust_siblings()
+
+    def adjust_siblings(self) -> None:
+        """Re-route this edge and every parallel one (their labels stack)."""
+        for edge in list(self.source.edges):
+            if edge.source is self.source and edge.target is self.target:
+                edge.adjust()
+
+    @property
+    def key(self) -> EdgeKey:
+        """The document's identity of the edge."""
+        return edge_key(self.edge)
+
+    def label(self) -> str:
+        """The text shown on the edge: its condition value(s)."""
+        return " | ".join(self.edge.values)
+
+    def set_edge(self, edge: Edge, source: NodeItem, target: NodeItem) -> None:
+        """Show a new version of the edge (a changed condition or a renamed end)."""
+        self.edge = edge
+        if source is not self.source or target is not self.target:
+            self.detach()
+            self.source, self.target = source, target
+            source.edges.append(self)
+            target.edges.append(self)
+        self.adjust()
+
+    def detach(self) -> None:
+        """Forget the end nodes (before the item is removed)."""
+        for item in (self.source, self.target):
+            if self in item.edges:
+                item.edges.remove(self)
+        for edge in list(self.source.edges):
+            if edge.target is self.target:
+                edge.adjust()
+
+    def set_highlight(self, highlighted: bool, dimmed: bool) -> None:
+        """Mark the edge as on (or off) the highlighted path."""
+        if (highlighted, dimmed) != (self.highlighted, self.dimmed):
+            self.highlighted, self.dimmed = highlighted, dimmed
+            self.update()
+
+    def adjust(self) -> None:
+        """Re-route the edge between its nodes' current positions."""
+        start = self.source.pos() + self.source.port_pos()
+        end_centre = self.target.pos()
+        end = _clip_to(self.target, QLineF(start, end_centre))
+        path = QPainterPath(start)
+        path.lineTo(end)
+        self._arrow = _arrow_head(QLineF(start, end))
+        self._label_rect = self._compute_label_rect(QLineF(start, end).center(), self._sibling_offset())
+        self.prepareGeometryChange()
+        self.setPath(path)
+
+    def _sibling_offset(self) -> float:
+        """Parallel edges (same ends, other values) stack their labels instead of hiding each other."""
+        siblings = [e for e in self.source.edges if e.target is self.target and e.source is self.source]
+        if len(siblings) < 2:
+            return 0.0
+        return siblings.index(self) - (len(siblings) - 1) / 2
+
+    def _compute_label_rect(self, centre: QPointF, offset: float = 0.0) -> QRectF:
+        text = self.label()
+        if not text:
+            return QRectF()
+        metrics = QFontMetricsF(_label_font())
+        w, h = metrics.horizontalAdvance(text) + 12, metrics.height() + 4
+        return QRectF(centre.x() - w / 2, centre.y() - h / 2 + offset * (h + 2), w, h)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return super().boundingRect().united(self._arrow.boundingRect()).united(self._label_rect).adjusted(-4, -4, 4, 4)
+
+    def shape(self) -> QPainterPath:
+        stroker = QPainterPathStroker()
+        stroker.setWidth(10)
+        path = stroker.createStroke(self.path())
+        if not self._label_rect.isNull():
+            path.addRect(self._label_rect)
+        return path
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setOpacity(0.3 if self.dimmed else 1.0)
+        colour = SELECTED if self.isSelected() else HIGHLIGHT if self.highlighted else QColor("#64748b")
+        width = 2.6 if (self.isSelected() or self.highlighted) else 1.5
+        painter.setPen(QPen(colour, width))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(self.path())
+        painter.setBrush(colour)
+        painter.drawPolygon(self._arrow)
+        if not self._label_rect.isNull():
+            painter.setPen(QPen(colour, 1))
+            painter.setBrush(QBrush(QColor("#ffffff")))
+            painter.drawRoundedRect(self._label_rect, 6, 6)
+            painter.setFont(_label_font())
+            painter.setPen(TEXT)
+            painter.drawText(self._label_rect, Qt.AlignmentFlag.AlignCenter, self.label())
+
+
+def _label_font() -> QFont:
+    font = QFont()
+    font.setPointSizeF(7.5)
+    return font
+
+
+def _clip_to(item: NodeItem, line: QLineF) -> QPointF:
+    """The point where `line` (ending at the item's centre) enters the item's shape."""
+    path = shape_path(item.node.kind, item.body_rect()).translated(item.pos())
+    lo, hi = 0.0, 1.0
+    # bisection along the line: cheap, exact enough and works for every shape
+    for _ in range(12):
+        mid = (lo + hi) / 2
+        if path.contains(line.pointAt(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return line.pointAt(hi)
+
+
+def _arrow_head(line: QLineF, size: float = 9.0) -> QPolygonF:
+    if line.length() < 1:
+        return QPolygonF()
+    angle = math.atan2(-line.dy(), line.dx())
+    tip = line.p2()
+    left = tip - QPointF(math.sin(angle + math.pi / 3) * size, math.cos(angle + math.pi / 3) * size)
+    right = tip - QPointF(math.sin(angle + math.pi - math.pi / 3) * size, math.cos(angle + math.pi - math.pi / 3) * size)
+    return QPolygonF([tip, left, right])

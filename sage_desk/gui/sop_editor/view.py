@@ -1,0 +1,106 @@
+"""The canvas view: zoom (wheel, keys), pan (middle button, Space+drag, scroll bars), fit, rubber band."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QRectF, Qt
+from PySide6.QtGui import QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtWidgets import QGraphicsView
+
+from sage_desk.gui.sop_editor.scene import GraphScene
+
+MIN_ZOOM, MAX_ZOOM = 0.1, 4.0
+
+
+class GraphView(QGraphicsView):
+    """Shows a `GraphScene`; left-drag on empty canvas draws a selection rubber band."""
+
+    def __init__(self, scene: GraphScene, parent=None):
+        super().__init__(scene, parent)
+        self.setObjectName("canvas")
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState)
+        self.setAcceptDrops(True)
+        self._pan_from: QPoint | None = None
+        self._space_down = False
+
+    def zoom(self) -> float:
+        """The current scale (1.0 is 100%)."""
+        return self.transform().m11()
+
+    def zoom_by(self, factor: float) -> None:
+        """Zoom in (factor > 1) or out, within sensible limits."""
+        factor = max(MIN_ZOOM / self.zoom(), min(MAX_ZOOM / self.zoom(), factor))
+        self.scale(factor, factor)
+
+    def fit(self) -> None:
+        """Show the whole graph (or the empty middle of the canvas)."""
+        scene = self.scene()
+        rect = scene.itemsBoundingRect() if scene.nodes else QRectF(-300, -200, 600, 400)
+        self.fitInView(rect.adjusted(-40, -40, 40, 40), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.zoom() > 1.25:
+            self.resetTransform()
+            self.scale(1.25, 1.25)
+            self.centerOn(rect.center())
+
+    def center_on_node(self, node_id: str) -> None:
+        """Scroll so the node is visible."""
+        item = self.scene().nodes.get(node_id)
+        if item is not None:
+            self.ensureVisible(item, 80, 80)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt API)
+        if event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.AltModifier):
+            super().wheelEvent(event)  # scroll sideways/vertically like any list
+            return
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self.zoom_by(1.15 ** steps)
+        event.accept()
+
+    # --- panning ----------------------------------------------------------------------------
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space_down = True
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space_down = False
+            self.viewport().unsetCursor()
+        super().keyReleaseEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        if event.button() == Qt.MouseButton.MiddleButton or (self._space_down and event.button() == Qt.MouseButton.LeftButton):
+            self._pan_from = event.position().toPoint()
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        if self._pan_from is not None:
+            point = event.position().toPoint()
+            self.pan_by(point.x() - self._pan_from.x(), point.y() - self._pan_from.y())
+            self._pan_from = point
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        if self._pan_from is not None:
+            self._pan_from = None
+            self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def pan_by(self, dx: int, dy: int) -> None:
+        """Move the drawing by (dx, dy) pixels, as a hand drag does."""
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - dx)
+        self.verticalScrollBar().setValue(self.verticalScrollBar().value() - dy)
