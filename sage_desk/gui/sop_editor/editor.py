@@ -170,7 +170,8 @@ class SopEditor(QWidget):
         self.inspector.edge_form.edited.connect(self._on_edge_edited)
         self.problems.node_chosen.connect(self.select_node)
         self.paths.path_chosen.connect(self.scene.highlight_path)
-        self.undo_stack.cleanChanged.connect(lambda _clean: self.title_changed.emit(self.title()))
+        # a bound method, not a lambda: Qt drops it when the editor goes, before the stack emits its last signal
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.doc.changed.connect(self._schedule_validation)
         self.doc.changed.connect(self.inspector.refresh)
         self._validate_timer.timeout.connect(self._validate_now)
@@ -207,6 +208,9 @@ class SopEditor(QWidget):
         return self.maybe_save()
 
     # --- validation -------------------------------------------------------------------------
+
+    def _on_clean_changed(self, _clean: bool) -> None:
+        self.title_changed.emit(self.title())
 
     def _schedule_validation(self) -> None:
         self._validate_timer.start()

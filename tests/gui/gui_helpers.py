@@ -1,0 +1,32 @@
+"""Acting on the canvas as a user does: mouse gestures in view coordinates."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtTest import QTest
+
+
+def view_point(editor, scene_pos: QPointF) -> QPoint:
+    """Where a scene point is in the canvas viewport."""
+    return editor.view.mapFromScene(scene_pos)
+
+
+def node_centre(editor, node_id: str) -> QPoint:
+    """The viewport point at the centre of a node."""
+    return view_point(editor, editor.scene.nodes[node_id].pos())
+
+
+def port_point(editor, node_id: str) -> QPoint:
+    """The viewport point of a node's port (its edge handle)."""
+    item = editor.scene.nodes[node_id]
+    return view_point(editor, item.pos() + item.port_pos())
+
+
+def drag(editor, start: QPoint, end: QPoint, modifier=Qt.KeyboardModifier.NoModifier) -> None:
+    """Press at `start`, move in steps to `end`, release."""
+    viewport = editor.view.viewport()
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, modifier, start)
+    for step in range(1, 5):
+        point = start + (end - start) * (step / 4)
+        QTest.mouseMove(viewport, point)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, modifier, end)
