@@ -1,0 +1,90 @@
+"""The main window: screens, menus, settings kept between sessions, errors shown, screenshots."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize
+
+from sage_desk.gui.common.widgets import PlaceholderScreen
+from sage_desk.gui.main_window import MainWindow
+from sage_desk.gui.screenshots import take_screenshots
+
+
+def make_window(qtbot, home, monkeypatch, sops):
+    monkeypatch.setenv("SAGE_DESK_SOPS", str(sops))
+    window = MainWindow(settings_home=home)
+    qtbot.addWidget(window)
+    window.open_initial_graph()
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def test_every_screen_is_listed_and_unbuilt_ones_say_so(qtbot, tmp_path, monkeypatch, shop_dir):
+    window = make_window(qtbot, tmp_path / "home", monkeypatch, shop_dir.parent)
+    names = [window.nav.item(i).text() for i in range(window.nav.count())]
+    assert names == ["SOP Editor", "Runs", "Review", "Calibration", "Leaderboard"]
+    window.nav.setCurrentRow(1)
+    runs = window.stack.currentWidget()
+    assert isinstance(runs, PlaceholderScreen) and runs.text.startswith("Runs arrive in a later release")
+    assert not window.toolbar.isVisible()
+    menus = [a.text() for a in window.menuBar().actions()]
+    assert menus == ["&File", "&Help"]
+    window.show_screen("sop-editor")
+    assert [a.text() for a in window.menuBar().actions()] == ["&File", "&Edit", "&View", "&Help"]
+    assert window.toolbar.isVisible()
+
+
+def test_opens_the_shipped_graph_first_and_restores_the_session(qtbot, tmp_path, monkeypatch, shop_dir):
+    home = tmp_path / "home"
+    monkeypatch.setenv("SAGE_DESK_SOPS", str(shop_dir.parent))
+    (shop_dir.parent / "northline").mkdir()
+    (shop_dir.parent / "northline" / "sop.yaml").write_text((shop_dir / "sop.yaml").read_text().replace("name: shop", "name: northline"))
+    window = make_window(qtbot, home, monkeypatch, shop_dir.parent)
+    editor = window.screen("sop-editor")
+    assert editor.path.parent.name == "northline" and window.windowTitle().startswith("northline/sop.yaml")
+    assert editor.load(shop_dir / "sop.yaml")
+    window.resize(QSize(760, 740))
+    window.show_screen("review")
+    window.close()
+    again = make_window(qtbot, home, monkeypatch, shop_dir.parent)
+    assert again.screen("sop-editor").path == shop_dir / "sop.yaml"
+    assert again.current_key() == "review" and again.size() == QSize(760, 740)
+
+
+def test_title_shows_a_star_while_modified(qtbot, tmp_path, monkeypatch, shop_dir):
+    window = make_window(qtbot, tmp_path / "home", monkeypatch, shop_dir.parent)
+    editor = window.screen("sop-editor")
+    editor.load(shop_dir / "sop.yaml")
+    editor.scene.select_only(["done"])
+    editor.delete_selection()
+    assert window.windowTitle().startswith("shop/sop.yaml* ")
+    editor.undo_stack.undo()
+    assert window.windowTitle().startswith("shop/sop.yaml ")
+
+
+def test_errors_reach_the_status_bar_and_a_dialog(qtbot, tmp_path, monkeypatch, shop_dir):
+    window = make_window(qtbot, tmp_path / "home", monkeypatch, shop_dir.parent)
+    window.notifier.report_worker_error(RuntimeError("the database went away"))
+    assert "the database went away" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: window.last_error_box.isVisible(), timeout=2000)
+    assert "RuntimeError" in window.last_error_box.detailedText()
+    window.last_error_box.close()
+
+
+def test_the_shortcut_list_names_the_editor_keys(qtbot, tmp_path, monkeypatch, shop_dir):
+    window = make_window(qtbot, tmp_path / "home", monkeypatch, shop_dir.parent)
+    rows = dict((text, keys) for keys, text in window.shortcut_rows())
+    assert rows["Save"] == "Ctrl+S" and rows["Fit to View"] == "F" and rows["Delete"].startswith("Del")
+    assert "Ctrl+Shift+Z" in rows["Redo"] and rows["Go to Review"] == "Ctrl+3"
+    dialog = window.show_shortcuts()
+    assert dialog.isVisible()
+    dialog.close()
+
+
+def test_screenshots_write_one_png_per_screen(qtbot, tmp_path, monkeypatch, shop_dir):
+    window = make_window(qtbot, tmp_path / "home", monkeypatch, shop_dir.parent)
+    window.screen("sop-editor").load(shop_dir / "sop.yaml")
+    written = take_screenshots(window, tmp_path / "shots", (1200, 800))
+    names = [p.name for p in written]
+    assert names[0] == "01-sop-editor.png" and "05-leaderboard.png" in names
+    assert all(p.stat().st_size > 5000 for p in written)
