@@ -25,7 +25,8 @@ MAX_EVENTS = 4_000_000
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STD = "tag:yaml.org,2002:"
-_ALLOWED_TAGS = {f"{_STD}{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq")} | {"!"}
+_SCALAR_TAGS = {f"{_STD}{t}" for t in ("str", "int", "float", "bool", "null")}
+_ALLOWED_TAGS = _SCALAR_TAGS | {f"{_STD}map", f"{_STD}seq", "!"}
 
 
 class _CoreResolver(yaml.resolver.BaseResolver):
@@ -66,6 +67,10 @@ class Located:
     def problem(self, loc: Loc, message: str, node: str | None = None) -> Problem:
         line, col = self.where(loc)
         return Problem(self.file, line, col, message, node)
+
+
+def _short(value: str, limit: int = 60) -> str:
+    return repr(value if len(value) <= limit else value[:limit] + "...")
 
 
 def _fail(file: str, message: str, mark: Any = None) -> InputError:
@@ -160,11 +165,17 @@ class _Builder:
         tag = event.tag
         if tag in (None, "!"):
             tag = _resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
+        if tag not in _SCALAR_TAGS:
+            raise _fail(self.file, f"YAML tag {tag.replace(_STD, '!!')!r} does not apply to a plain value", event.start_mark)
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark)
+        # Call the tag's constructor directly: `construct_object` would cache every node in the
+        # shared constructor forever. Explicit tags (`!!int abc`) and huge integers (past Python's
+        # 4,300-digit limit) fail here with ValueError/KeyError rather than a YAMLError.
         try:
-            return _constructor.construct_object(node)
-        except yaml.YAMLError as exc:
-            raise _fail(self.file, f"bad value {event.value!r}: {exc}", event.start_mark) from None
+            return _constructor.yaml_constructors[tag](_constructor, node)
+        except (yaml.YAMLError, ValueError, KeyError, TypeError) as exc:
+            reason = "too many digits" if "digits" in str(exc) else f"not a valid {tag.replace(_STD, '')}"
+            raise _fail(self.file, f"bad value {_short(event.value)}: {reason}", event.start_mark) from None
 
     def _add_loc(self, event: Any) -> Loc:
         """Where the value starting at `event` goes; records its position."""
