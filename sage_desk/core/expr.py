@@ -16,6 +16,7 @@ import simpleeval
 from sage_desk.core.errors import SageError
 
 MAX_LENGTH = 500
+MAX_DEPTH = 50
 FUNCTIONS: dict[str, Any] = {
     "len": len, "lower": lambda s: str(s).lower(), "upper": lambda s: str(s).upper(),
     "str": str, "int": int, "float": float, "abs": abs, "min": min, "max": max, "round": round,
@@ -26,8 +27,34 @@ class ExprError(SageError):
     """An expression that cannot be parsed or evaluated."""
 
 
+class _Evaluator(simpleeval.EvalWithCompoundTypes):
+    """simpleeval with dot syntax that reads a dict's key before its methods.
+
+    Plain simpleeval tries `getattr` first, so `order.items` gave the dict's `items` method
+    instead of the order's `items` column (likewise `keys`, `values`, `get`, `copy`).
+    """
+
+    def _eval_attribute(self, node: ast.Attribute) -> Any:
+        if not node.attr.startswith("_"):
+            value = self._eval(node.value)
+            if isinstance(value, Mapping):
+                if node.attr in value:
+                    return value[node.attr]
+                raise simpleeval.AttributeDoesNotExist(node.attr, self.expr)
+        return super()._eval_attribute(node)
+
+
 def _names_in(tree: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def _depth(tree: ast.AST) -> int:
+    deepest, todo = 0, [(tree, 1)]
+    while todo:
+        node, depth = todo.pop()
+        deepest = max(deepest, depth)
+        todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def check(expr: str, allowed_names: Iterable[str] | None = None) -> str | None:
@@ -40,6 +67,9 @@ def check(expr: str, allowed_names: Iterable[str] | None = None) -> str | None:
         tree = ast.parse(expr.strip(), mode="eval")
     except SyntaxError as exc:
         return f"bad expression {expr!r}: {exc.msg}"
+    if _depth(tree) > MAX_DEPTH:
+        # simpleeval recurses per level; `-----...1` would otherwise hit RecursionError
+        return f"expression nested deeper than {MAX_DEPTH} levels"
     for node in ast.walk(tree):
         if isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
             return f"bad expression {expr!r}: {type(node).__name__.lower()} is not allowed"
@@ -60,7 +90,7 @@ def evaluate(expr: str, names: Mapping[str, Any]) -> Any:
     problem = check(expr)
     if problem:
         raise ExprError(problem)
-    evaluator = simpleeval.EvalWithCompoundTypes(names=dict(names), functions=FUNCTIONS)
+    evaluator = _Evaluator(names=dict(names), functions=FUNCTIONS)
     try:
         return evaluator.eval(expr.strip())
     except simpleeval.NameNotDefined as exc:
