@@ -185,19 +185,21 @@ class RowFinder:
         context = self.bundle.domain.context
         needed = set(self.roots) | {ctx for ctx, _ in combo}
         for name in list(needed):
-            while context[name].via:
-                name = context[name].via.partition(".")[0]
+            via = context[name].via
+            while via:
+                name = via.partition(".")[0]
                 needed.add(name)
+                via = context[name].via
         rows: dict[str, Row] = {}
         for name in context:  # declaration order: a `via` row's parent comes first
             if name in needed:
                 rows[name] = self._new_row(context[name].table, probe)
-        for (ctx, col), value in combo.items():
-            rows[ctx][col] = value
-        for name, ctx in context.items():
-            if name in rows and ctx.via:
-                parent, _, column = ctx.via.partition(".")
-                rows[parent][column] = rows[name][self.bundle.domain.tables[ctx.table].key]
+        for (ctx_name, col), value in combo.items():
+            rows[ctx_name][col] = value
+        for name, spec in context.items():
+            if name in rows and spec.via:
+                parent, _, column = spec.via.partition(".")
+                rows[parent][column] = rows[name][self.bundle.domain.tables[spec.table].key]
         return self._grounding(rows)
 
     def _grounding(self, rows: dict[str, Row]) -> Grounding:
