@@ -1,0 +1,239 @@
+"""`LlmClient`: the one way SAGE Desk calls a model (DESIGN.md sections 5 and 7).
+
+litellm is imported on the first call, never at module import (it takes seconds and, without
+`LITELLM_LOCAL_MODEL_COST_MAP`, goes to the network). Transient failures (429, 5xx, timeouts,
+lost connections) are retried here with exponential backoff and jitter; litellm's and the
+OpenAI SDK's own retries are switched off so one policy governs. Concurrency is limited per
+provider (the `api_base`, else the model's provider prefix) with one semaphore per event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from sage_desk.core.llm.pricing import call_cost
+from sage_desk.core.llm.redact import redact
+from sage_desk.core.llm.types import LlmError, LlmReply, ToolCallRequest, Usage
+
+log = logging.getLogger(__name__)
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429})  # plus every 5xx
+DEFAULT_CONCURRENCY = 16
+
+
+def load_litellm() -> Any:
+    """litellm, imported on first use with its price map read locally (no network)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    # Its "Give Feedback / Get Help" banner goes to stdout on every exception and would corrupt
+    # CLI output; our LlmError carries what the user needs.
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def provider_key(model: str, api_base: str | None = None) -> str:
+    """What a concurrency limit applies to: the endpoint, else the provider prefix of the model."""
+    if api_base:
+        return api_base.rstrip("/")
+    return model.split("/", 1)[0] if "/" in model else "openai"
+
+
+def is_retryable(exc: BaseException, litellm: Any) -> tuple[bool, int | None]:
+    """Whether a failure is transient, and its HTTP status when it has one."""
+    status = getattr(exc, "status_code", None)
+    status = status if isinstance(status, int) else None
+    transient = (
+        litellm.Timeout,
+        litellm.APIConnectionError,
+        litellm.RateLimitError,
+        litellm.InternalServerError,
+        litellm.ServiceUnavailableError,
+    )
+    if isinstance(exc, (*transient, TimeoutError, ConnectionError)):
+        return True, status
+    if status is not None:
+        return status in RETRYABLE_STATUS or status >= 500, status
+    return False, None
+
+
+def parse_tool_call(call_id: str, name: str, raw: str | None) -> ToolCallRequest:
+    """A tool call with its arguments parsed; unparseable arguments give `parse_error`, not an exception."""
+    raw = raw or ""
+    if not raw.strip():
+        return ToolCallRequest(id=call_id, name=name, arguments_raw=raw, arguments={})  # some models send "" for no arguments
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return ToolCallRequest(
+            id=call_id, name=name, arguments_raw=raw, parse_error=f"arguments are not valid JSON: {exc.msg} (char {exc.pos})"
+        )
+    if not isinstance(value, dict):
+        return ToolCallRequest(
+            id=call_id, name=name, arguments_raw=raw, parse_error=f"arguments are a JSON {type(value).__name__}, not an object"
+        )
+    return ToolCallRequest(id=call_id, name=name, arguments_raw=raw, arguments=value)
+
+
+class LlmClient:
+    """Completions through litellm with retries, per-provider concurrency limits, usage and cost."""
+
+    def __init__(
+        self,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        limits: dict[str, int] | None = None,
+        backoff_base: float = 1.0,
+        backoff_max: float = 30.0,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.concurrency = concurrency
+        self.limits = dict(limits or {})  # provider key (see provider_key) -> max calls in flight
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self._rng = rng or random.Random()
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def complete(
+        self,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = None,
+        timeout: float = 60,
+        max_retries: int = 4,
+        mock_response: str | None = None,
+        seed: int | None = None,
+        **params: Any,
+    ) -> LlmReply:
+        """One chat completion, retried on transient failures; raises `LlmError` when it gives up.
+
+        Extra keyword `params` (max_tokens, response_format ...) go to litellm unchanged.
+        """
+        litellm = load_litellm()
+        request = self._request(model, messages, tools, api_base, api_key, temperature, timeout, mock_response, seed, params)
+        for attempt in range(max_retries + 1):
+            started = time.perf_counter()
+            try:
+                async with self._semaphore(provider_key(model, api_base)):
+                    # A guard beyond litellm's own timeout, in case a provider hangs past it.
+                    response = await asyncio.wait_for(litellm.acompletion(**request), timeout + 5)
+            except Exception as exc:  # noqa: BLE001 - classified below; nothing is swallowed
+                retryable, status = is_retryable(exc, litellm)
+                if not retryable or attempt == max_retries:
+                    raise self._error(exc, model, api_key, retryable, status, attempt + 1) from None
+                await self._back_off(exc, model, attempt, max_retries, status)
+                continue
+            return self._reply(litellm, model, response, (time.perf_counter() - started) * 1000, attempt + 1)
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    def complete_sync(self, model: str, messages: list[dict[str, Any]], **kwargs: Any) -> LlmReply:
+        """`complete` for one-shot callers (CLI); safe to call from inside a running event loop too."""
+        coroutine_args = (model, messages)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.complete(*coroutine_args, **kwargs))
+        # Already inside a loop (a notebook, a Qt-asyncio bridge): run on a private loop in a thread.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, self.complete(*coroutine_args, **kwargs)).result()
+
+    @staticmethod
+    def _request(
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        api_base: str | None,
+        api_key: str | None,
+        temperature: float | None,
+        timeout: float,
+        mock_response: str | None,
+        seed: int | None,
+        params: dict[str, Any],
+    ) -> dict[str, Any]:
+        # num_retries/max_retries=0: litellm and the OpenAI SDK would otherwise retry underneath us.
+        request: dict[str, Any] = {
+            "model": model,
+            "messages": messages,
+            "timeout": timeout,
+            "num_retries": 0,
+            "max_retries": 0,
+            **params,
+        }
+        optional = {
+            "tools": tools,
+            "api_base": api_base,
+            "api_key": api_key,
+            "temperature": temperature,
+            "mock_response": mock_response,
+            "seed": seed,
+        }
+        request.update({k: v for k, v in optional.items() if v is not None})
+        return request
+
+    def _semaphore(self, key: str) -> asyncio.Semaphore:
+        per_loop = self._semaphores.setdefault(asyncio.get_running_loop(), {})
+        if key not in per_loop:
+            per_loop[key] = asyncio.Semaphore(self.limits.get(key, self.concurrency))
+        return per_loop[key]
+
+    def backoff_delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds before retry `attempt + 1`: exponential, capped, with jitter in its upper half."""
+        ceiling = min(self.backoff_max, self.backoff_base * 2**attempt)
+        delay = ceiling / 2 + self._rng.uniform(0, ceiling / 2)
+        return min(self.backoff_max, max(delay, retry_after or 0.0))
+
+    async def _back_off(self, exc: Exception, model: str, attempt: int, max_retries: int, status: int | None) -> None:
+        delay = self.backoff_delay(attempt, _retry_after(exc))
+        log.warning(
+            "%s: %s (status %s); retry %d/%d in %.2fs", model, type(exc).__name__, status, attempt + 1, max_retries, delay
+        )
+        await asyncio.sleep(delay)
+
+    @staticmethod
+    def _error(exc: Exception, model: str, api_key: str | None, retryable: bool, status: int | None, attempts: int) -> LlmError:
+        detail = redact(f"{type(exc).__name__}: {exc}", [api_key])
+        if retryable:
+            message = f"{model}: gave up after {attempts} attempt(s): {detail}"
+        else:
+            message = f"{model}: {detail}"
+        return LlmError(message, retryable=retryable, status=status, model=model, attempts=attempts)
+
+    @staticmethod
+    def _reply(litellm: Any, model: str, response: Any, latency_ms: float, attempts: int) -> LlmReply:
+        choice = response.choices[0]
+        message = choice.message
+        calls = [
+            parse_tool_call(c.id or f"call_{i}", c.function.name, c.function.arguments)
+            for i, c in enumerate(message.tool_calls or [])
+        ]
+        usage = getattr(response, "usage", None)
+        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        cost = call_cost(litellm, model, response, prompt, completion)
+        return LlmReply(
+            content=message.content,
+            tool_calls=calls,
+            usage=Usage(prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost, latency_ms=latency_ms, model=model),
+            finish_reason=choice.finish_reason,
+            attempts=attempts,
+        )
+
+
+def _retry_after(exc: Exception) -> float | None:
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    try:
+        return float(headers.get("retry-after")) if headers.get("retry-after") else None
+    except (TypeError, ValueError):
+        return None
