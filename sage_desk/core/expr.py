@@ -90,7 +90,9 @@ def evaluate(expr: str, names: Mapping[str, Any]) -> Any:
     problem = check(expr)
     if problem:
         raise ExprError(problem)
-    evaluator = _Evaluator(names=dict(names), functions=FUNCTIONS)
+    # a copy: EvalWithCompoundTypes adds list/tuple/dict/set to the mapping it is given, which
+    # used to change what check() accepts after the first evaluation
+    evaluator = _Evaluator(names=dict(names), functions=dict(FUNCTIONS))
     try:
         return evaluator.eval(expr.strip())
     except simpleeval.NameNotDefined as exc:
