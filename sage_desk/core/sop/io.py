@@ -71,13 +71,16 @@ def pydantic_problems(exc: ValidationError, located: Located) -> list[Problem]:
 
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/ ]*$")
 _YAML11_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
+# Characters JSON leaves raw but YAML may not hold raw: DEL and C1 controls are refused by the
+# reader, NEL (\x85, a Windows-1252 ellipsis read as Latin-1) is a line break, BOM is stripped.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\ufeff\ufffe\uffff]")
 
 
 def _scalar(value: Any) -> str:
     if isinstance(value, str):
         if _PLAIN.match(value) and value.lower() not in _YAML11_WORDS and value == value.strip():
             return value
-        return json.dumps(value, ensure_ascii=False)
+        return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return json.dumps(value, ensure_ascii=False)
