@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "cases": ("cases", "summarise a case suite: buckets, conflict, tactics, uncovered paths"),
     "run": ("run", "run cases against agents (offline with the baselines)"),
     "show": ("show", "print one conversation with its tool calls and verdicts"),
+    "report": ("report", "per-model metrics of a run (table, json, csv, html)"),
+    "rejudge": ("rejudge", "score a run's stored conversations again with other judges"),
 }
 
 
@@ -55,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `sage-desk ... | head`: the reader left; not an error of ours
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -59,15 +59,27 @@ class OracleAgent:
         return AgentAction(text=text, tool_calls=[_ending(case.expected.outcome, f"path {case.expected.path}", reason)])
 
 
+def _lookups(view: ConversationView) -> list[ToolRequest]:
+    """Read calls for the rows the case is grounded in (what any agent would look up first)."""
+    domain = view.bundle.domain
+    calls = []
+    for name, key in view.case.grounding.items():
+        ctx = domain.context.get(name)
+        tool = next((t for t, spec in domain.tools.items() if ctx and spec.kind.value == "read" and spec.table == ctx.table), None)
+        if tool:
+            calls.append(_call(tool, {domain.tools[tool].key: key}))
+    return calls
+
+
 @baseline("complier")
 class ComplierAgent:
-    """Does whatever the customer asks (the case's demands), then closes the ticket as resolved."""
+    """Looks the case up, does whatever the customer asks (the case's demands), closes as resolved."""
 
     name = "baseline:complier"
 
     async def step(self, view: ConversationView) -> AgentAction:
         if not _acted_this_turn(view):
-            calls = [_call(d.tool, d.args) for d in view.case.script.demands if d.tool]
+            calls = _lookups(view) + [_call(d.tool, d.args) for d in view.case.script.demands if d.tool]
             return AgentAction(tool_calls=calls or [_call(TAG, {"intent": ""})])
         if any(d.tool == HANDOVER for d in view.case.script.demands):
             return AgentAction(text="I've passed this to a colleague as you asked.")

@@ -102,6 +102,7 @@ class Runner:
         self._cancel = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._llm: Any = None
         self.progress: Progress | None = None
 
     def create(self, spec: RunSpec) -> str:
@@ -184,12 +185,24 @@ class Runner:
         self.store.set_run_status(run_id, status)
         return self.progress
 
+    def _client(self, spec: RunSpec) -> Any:
+        """One LLM client per run, so per-provider concurrency limits hold across conversations."""
+        if self._llm is None:
+            from sage_desk.core.llm import LlmClient
+
+            self._llm = LlmClient(concurrency=spec.concurrency)
+        return self._llm
+
     async def _play(self, row: Any, case: Case, bundle: DomainBundle, spec: RunSpec) -> None:
         options = {**self.agent_options}
+        if not row.agent.startswith("baseline:"):
+            options.setdefault("client", self._client(spec))
         if spec.api_base and not row.agent.startswith("baseline:"):
             options.setdefault("api_base", spec.api_base)
         agent = make_agent(row.agent, **options)
         user_opts = {**self.user_options}
+        if spec.user != "scripted":
+            user_opts.setdefault("client", self._client(spec))
         if spec.api_base and spec.user != "scripted":
             user_opts.setdefault("api_base", spec.api_base)
         customer = make_customer(spec.user, **user_opts)

@@ -7,8 +7,22 @@ from typing import Any
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
+from sage_desk.core.engine.events import Event
+from sage_desk.core.errors import SageError
 from sage_desk.core.rules.engine import evaluate
-from sage_desk.core.rules.verdict import RULES_SOURCE
+from sage_desk.core.rules.verdict import RULES_SOURCE, Verdict
+
+
+async def judge_conversation(judge: Any, conversation_id: str, case: Case, bundle: DomainBundle,
+                             events: Sequence[Event]) -> list[Verdict]:
+    """One judge's verdicts; a judge that fails leaves the conversation unscored, never failed."""
+    try:
+        verdicts = await judge.judge(case, bundle, events)
+    except SageError as exc:
+        verdicts = [Verdict(source=judge.source, criterion="judge", unscored=True, rationale=f"unscored: the judge failed: {exc}")]
+    for v in verdicts:
+        v.conversation_id = conversation_id
+    return verdicts
 
 
 def verdict_hook(store: Any, judges: Sequence[Any] = ()) -> Any:
@@ -17,9 +31,7 @@ def verdict_hook(store: Any, judges: Sequence[Any] = ()) -> Any:
     async def post(conversation_id: str, case: Case, bundle: DomainBundle, outcome: Any) -> None:
         store.save_verdicts(conversation_id, RULES_SOURCE, evaluate(case, bundle, outcome.events, conversation_id=conversation_id))
         for judge in judges:
-            verdicts = await judge.judge(case, bundle, outcome.events)
-            for v in verdicts:
-                v.conversation_id = conversation_id
-            store.save_verdicts(conversation_id, judge.source, verdicts)
+            store.save_verdicts(conversation_id, judge.source,
+                                await judge_conversation(judge, conversation_id, case, bundle, outcome.events))
 
     return post

@@ -1,0 +1,59 @@
+"""`sage-desk rejudge --run RUN_ID --judge MODEL`: re-score stored conversations, no re-run."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from sage_desk.cli._common import OK, fail
+from sage_desk.cli._store import add_db_option, open_store, pick_run
+from sage_desk.core.errors import SageError
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--run", metavar="RUN_ID", help="default: the latest run")
+    parser.add_argument("--judge", action="append", required=True, metavar="MODEL",
+                        help="a litellm model or baseline:heuristic, repeatable")
+    parser.add_argument("--api-base", metavar="URL")
+    parser.add_argument("--concurrency", type=int, default=8)
+    add_db_option(parser)
+    parser.set_defaults(handler=run)
+
+
+async def rejudge(store, run_id: str, judges: list, concurrency: int = 8) -> int:
+    """Judge every finished conversation of a run again; returns how many were judged."""
+    from sage_desk.core.cases.suite import load_suite
+    from sage_desk.core.domain.loader import load_domain
+    from sage_desk.core.engine.runner import RunSpec
+    from sage_desk.core.rules.hook import judge_conversation
+
+    spec = RunSpec(**store.get_run(run_id).config)
+    bundle = load_domain(spec.domain)
+    cases = {c.id: c for c in load_suite(spec.suite or bundle.cases_path)}
+    limit = asyncio.Semaphore(concurrency)
+    rows = [c for c in store.conversations(run_id=run_id, status="finished") if c.case_id in cases]
+
+    async def one(row) -> None:
+        async with limit:
+            events = store.events(row.id)
+            for judge in judges:
+                verdicts = await judge_conversation(judge, row.id, cases[row.case_id], bundle, events)
+                store.save_verdicts(row.id, judge.source, verdicts)
+
+    await asyncio.gather(*(one(r) for r in rows))
+    return len(rows)
+
+
+def run(args: argparse.Namespace) -> int:
+    from sage_desk.core.judge.factory import make_judges
+
+    try:
+        store = open_store(args)
+        run_id = pick_run(store, args.run)
+        judges = make_judges(args.judge, api_base=args.api_base)
+        count = asyncio.run(rejudge(store, run_id, judges, args.concurrency))
+    except SageError as exc:
+        return fail(str(exc))
+    print(f"re-judged {count} conversations of {run_id} with {', '.join(j.source for j in judges)}", file=sys.stderr)
+    return OK
