@@ -33,7 +33,28 @@ def problems_for(target: str) -> list[Problem]:
         graph, located = load_graph_located(path)
     except InputError as exc:
         return exc.problems
-    return validate_graph(graph, located, file=str(path))
+    tools, names = _domain_names(path.parent)
+    return validate_graph(graph, located, tools=tools, expr_names=names, file=str(path))
+
+
+def _domain_names(folder: Path) -> tuple[list[str] | None, list[str] | None]:
+    """Tools and expression names of the domain a graph file sits in (None, None when there is none).
+
+    Without them a lone sop.yaml could not report unknown tools or unknown names in arguments.
+    A broken domain.yaml is left to `validate FOLDER`; the graph is then checked on its own.
+    """
+    from sage_desk.core.domain.loader import ARG_NAMES
+    from sage_desk.core.domain.model import Domain
+    from sage_desk.core.domain.tools import HELPDESK_TOOLS
+    from sage_desk.core.yamlsafe import load_file
+
+    if not (folder / "domain.yaml").is_file():
+        return None, None
+    try:
+        domain = Domain.model_validate(load_file(folder / "domain.yaml").data)
+    except (InputError, ValueError):
+        return None, None
+    return [*domain.tools, *HELPDESK_TOOLS], [*domain.context, *ARG_NAMES]
 
 
 def _domain_problems(folder: Path) -> list[Problem]:
