@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsPathItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsObject, QGraphicsPathItem, QStyleOptionGraphicsItem, QWidget
 
 from sage_desk.core.sop.document import EdgeKey, edge_key
 from sage_desk.core.sop.model import Edge, Node, NodeKind
@@ -41,6 +41,7 @@ PROBLEM = QColor("#dc2626")
 TEXT = QColor("#0f172a")
 SUBTEXT = QColor("#475569")
 PORT_RADIUS = 6.0
+LOD_TEXT = 0.3  # below this zoom, nodes draw as plain shapes and edges lose their labels
 
 
 def shape_path(kind: NodeKind, rect: QRectF) -> QPainterPath:
@@ -167,6 +168,10 @@ class NodeItem(QGraphicsObject):
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         rect = self.body_rect()
         painter.setOpacity(0.35 if self.dimmed else 1.0)
+        if option.levelOfDetailFromTransform(painter.worldTransform()) < LOD_TEXT:
+            # far out, text is unreadable anyway: a plain shape keeps big graphs smooth
+            painter.fillPath(shape_path(self.node.kind, rect), PROBLEM if self.problems else QColor(KIND_STYLES[self.node.kind].border))
+            return
         border = None
         width = 1.6
         if self.isSelected():
@@ -343,7 +348,7 @@ class EdgeItem(QGraphicsPathItem):
         painter.drawPath(self.path())
         painter.setBrush(colour)
         painter.drawPolygon(self._arrow)
-        if not self._label_rect.isNull():
+        if not self._label_rect.isNull() and option.levelOfDetailFromTransform(painter.worldTransform()) >= LOD_TEXT:
             painter.setPen(QPen(colour, 1))
             painter.setBrush(QBrush(QColor("#ffffff")))
             painter.drawRoundedRect(self._label_rect, 6, 6)
@@ -352,10 +357,17 @@ class EdgeItem(QGraphicsPathItem):
             painter.drawText(self._label_rect, Qt.AlignmentFlag.AlignCenter, self.label())
 
 
+_LABEL_FONT: list[QFont] = []
+
+
 def _label_font() -> QFont:
-    font = QFont()
-    font.setPointSizeF(7.5)
-    return font
+    # built once from the app font: QFont() with no arguments corrupts None's refcount in
+    # PySide6 6.12 on Python 3.11 (the interpreter aborts after a few thousand paints)
+    if not _LABEL_FONT:
+        font = QFont(QApplication.font())
+        font.setPointSizeF(7.5)
+        _LABEL_FONT.append(font)
+    return _LABEL_FONT[0]
 
 
 def _clip_to(item: NodeItem, line: QLineF) -> QPointF:
