@@ -110,7 +110,7 @@ def _check_node(
     kind = node.kind
     _check_attrs(node, report)
     if kind in (NodeKind.START, NodeKind.ACTION) and len(outs) > 1:
-        report.node(node, f"a {kind.value} node has exactly one next step, found {len(outs)} (branch with a decision)")
+        report.node(node, f"{_article(kind)} {kind.value} node has exactly one next step, found {len(outs)} (branch with a decision)")
     if kind == NodeKind.END and outs:
         report.node(node, "an end node must not lead anywhere")
     if kind == NodeKind.DECISION:
@@ -127,6 +127,10 @@ def _check_node(
         report.node(node, f"unknown outcome {node.outcome!r} (one of: {', '.join(OUTCOMES)})", "outcome")
 
 
+def _article(kind: NodeKind) -> str:
+    return "an" if kind.value[0] in "aeiou" else "a"
+
+
 _ATTRS = {
     NodeKind.START: set(),
     NodeKind.DECISION: {"field"},
@@ -139,7 +143,7 @@ def _check_attrs(node: Node, report: _Report) -> None:
     for attr in ("field", "tool", "say", "outcome", "args"):
         value = getattr(node, attr)
         if value and attr not in _ATTRS[node.kind]:
-            report.node(node, f"'{attr}' does not apply to a {node.kind.value} node", attr)
+            report.node(node, f"'{attr}' does not apply to {_article(node.kind)} {node.kind.value} node", attr)
     if node.kind == NodeKind.DECISION and not node.field:
         report.node(node, "a decision needs a 'field' to branch on")
     if node.kind == NodeKind.ACTION and bool(node.tool) == bool(node.say):
