@@ -32,7 +32,8 @@ class PlaceholderScreen(QWidget):
         body = QLabel(text)
         body.setObjectName("placeholderText")
         body.setWordWrap(True)
-        body.setMaximumWidth(560)
+        body.setFixedWidth(560)  # a fixed width lets the wrapped text get the height it needs
+        body.setMinimumHeight(body.heightForWidth(560))
         layout = QVBoxLayout(self)
         layout.addStretch(1)
         for label in (heading, body):
