@@ -72,8 +72,9 @@ def pydantic_problems(exc: ValidationError, located: Located) -> list[Problem]:
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/ ]*$")
 _YAML11_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
 # Characters JSON leaves raw but YAML may not hold raw: DEL and C1 controls are refused by the
-# reader, NEL (\x85, a Windows-1252 ellipsis read as Latin-1) is a line break, BOM is stripped.
-_YAML_UNSAFE = re.compile("[\x7f-\x9f\ufeff\ufffe\uffff]")
+# reader; NEL (\x85, a Windows-1252 ellipsis read as Latin-1), LS and PS are line breaks to YAML
+# (inside a flow mapping they broke the file); BOM is stripped.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
 def _scalar(value: Any) -> str:
