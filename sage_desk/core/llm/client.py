@@ -233,7 +233,8 @@ class LlmClient:
 
 def _retry_after(exc: Exception) -> float | None:
     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    value = headers.get("retry-after")
     try:
-        return float(headers.get("retry-after")) if headers.get("retry-after") else None
-    except (TypeError, ValueError):
-        return None
+        return float(str(value)) if value else None
+    except ValueError:
+        return None  # an HTTP date: rare enough to fall back to our own backoff

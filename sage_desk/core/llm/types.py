@@ -20,7 +20,7 @@ class ToolCallRequest(_Value):
     name: str
     arguments_raw: str
     arguments: dict[str, Any] | None = None
-    parse_error: str | None = Field(None, description="Why the arguments are unusable; the call is kept, never raised")
+    parse_error: str | None = Field(default=None, description="Why the arguments are unusable; the call is kept, never raised")
 
 
 class Usage(_Value):
@@ -40,7 +40,7 @@ class LlmReply(_Value):
     tool_calls: list[ToolCallRequest] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     finish_reason: str | None = None
-    attempts: int = Field(1, description="1 + how many retries it took")
+    attempts: int = Field(default=1, description="1 + how many retries it took")
 
     def assistant_message(self) -> dict[str, Any]:
         """The reply as an OpenAI-format assistant message, to append to the history."""

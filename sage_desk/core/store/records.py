@@ -86,8 +86,8 @@ class StoredVerdict(Verdict):
 
     id: int
     created_at: datetime
-    override_id: int | None = Field(None, description="The override in effect, if any")
-    original_passed: bool | None = Field(None, description="The judge's value when overridden")
+    override_id: int | None = Field(default=None, description="The override in effect, if any")
+    original_passed: bool | None = Field(default=None, description="The judge's value when overridden")
     original_score: float | None = None
     human_value: str | None = None
 
@@ -124,7 +124,7 @@ class JudgeExample(BaseModel):
     conversation_id: str | None = None
     transcript: str
     label_passed: bool | None = None
-    label_score: float | None = Field(None, ge=0.0, le=1.0)
+    label_score: float | None = Field(default=None, ge=0.0, le=1.0)
     rationale: str = ""
-    split: str = Field("train", pattern="^(train|dev|test)$")
+    split: str = Field(default="train", pattern="^(train|dev|test)$")
     created_at: datetime | None = None

@@ -50,7 +50,7 @@ def save_verdicts(session: Session, conversation_id: str, source: str, verdicts:
         session.execute(insert(VerdictRow), rows)
 
 
-def _verdict_query(conversation_id: str | None, run_id: str | None, source: str | None) -> Select[tuple[VerdictRow]]:
+def _verdict_query(conversation_id: str | None, run_id: str | None, source: str | None) -> Select[VerdictRow]:
     query = select(VerdictRow)
     if conversation_id is not None:
         query = query.where(VerdictRow.conversation_id == conversation_id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -106,11 +107,17 @@ class Store:
         """Record a new run and its pending conversations; returns the run id."""
         run_id = run_id or new_run_id()
         rows = [self._conversation_values(run_id, domain, c) for c in conversations]
-        with self._writing() as session:
-            session.add(RunRow(id=run_id, domain=domain, config=scrub_config(config), status=RunStatus.RUNNING.value))
-            session.flush()
-            if rows:
-                session.execute(insert(ConversationRow), rows)
+        repeated = sorted(cid for cid, n in Counter(r["id"] for r in rows).items() if n > 1)
+        if repeated:
+            raise StoreError(f"conversation ids must be unique; repeated: {repeated[:5]}")
+        try:
+            with self._writing() as session:
+                session.add(RunRow(id=run_id, domain=domain, config=scrub_config(config), status=RunStatus.RUNNING.value))
+                session.flush()
+                if rows:
+                    session.execute(insert(ConversationRow), rows)
+        except IntegrityError as exc:
+            raise StoreError(f"run {run_id!r} or one of its conversation ids is already in {self}") from exc
         return run_id
 
     @staticmethod

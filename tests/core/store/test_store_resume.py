@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sage_desk.core.engine.events import AgentMessage, CustomerMessage, LlmUsage, TerminationReason
+from sage_desk.core.engine.events import AgentMessage, CustomerMessage, LlmUsage, Recorder, TerminationReason
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import Store
 
@@ -67,3 +67,8 @@ def test_an_error_finish_is_errored_with_its_text(store: Store, make_run: Callab
     store.start_conversation("x-openai/a-c0")  # a resume retries it from scratch
     conv = store.conversation("x-openai/a-c0")
     assert (conv.status, conv.error, conv.finished_at) == ("running", None, None)
+
+
+def test_the_store_is_the_engines_recorder(store: Store) -> None:
+    recorder: Recorder = store  # mypy checks the protocol; at run time the methods must exist
+    assert all(callable(getattr(recorder, m)) for m in ("start_conversation", "append", "finish"))

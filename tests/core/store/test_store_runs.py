@@ -100,7 +100,15 @@ def test_bad_conversation_dicts_are_refused(store: Store) -> None:
         store.create_run("d", {}, [{"id": "c", "case_id": "k", "agent": "a", "colour": 1}])
     with pytest.raises(StoreError, match="needs"):
         store.create_run("d", {}, [{"id": "c", "agent": "a"}])
+    with pytest.raises(StoreError, match="unique; repeated: \\['c'\\]"):
+        store.create_run(
+            "d", {}, [{"id": "c", "case_id": "k", "agent": "a"}, {"id": "c", "case_id": "k", "agent": "a", "repeat": 1}]
+        )
     assert store.list_runs() == []  # nothing half-created
+    store.create_run("d", {}, [{"id": "c", "case_id": "k", "agent": "a"}])
+    with pytest.raises(StoreError, match="already in"):
+        store.create_run("d", {}, [{"id": "c", "case_id": "k", "agent": "a"}])
+    assert len(store.list_runs()) == 1
 
 
 def test_store_says_where_it_is(store: Store) -> None:

@@ -8,7 +8,7 @@ pointing `script_location` at this folder.
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine
+from sqlalchemy import Connection, create_engine
 
 from sage_desk.core.store.schema import Base
 
@@ -16,7 +16,7 @@ config = context.config
 target_metadata = Base.metadata
 
 
-def _configure(connection) -> None:  # type: ignore[no-untyped-def]
+def _configure(connection: Connection) -> None:
     # Batch mode lets later migrations alter SQLite tables (it copies and renames them).
     context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True, compare_type=True)
 
@@ -30,6 +30,8 @@ def run_migrations_online() -> None:
             context.run_migrations()
         return
     url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option("sqlalchemy.url")
+    if not url:
+        raise SystemExit("give the database: alembic -x url=sqlite:///path.db ...")
     engine = create_engine(url)
     with engine.connect() as conn:
         _configure(conn)
