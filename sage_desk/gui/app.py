@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QApplication
 
 from sage_desk import __version__
 from sage_desk.gui.common.errors import ErrorNotifier
-from sage_desk.gui.common.pyside_fix import make_none_immortal
 from sage_desk.gui.common.widgets import icon, stylesheet
 from sage_desk.gui.main_window import MainWindow
 
@@ -21,7 +20,6 @@ SCREENSHOT_SIZE = (1440, 880)
 
 def create_application(argv: list[str] | None = None) -> QApplication:
     """The QApplication with SAGE Desk's names, font and stylesheet (reused when one exists)."""
-    make_none_immortal()
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName("SAGE Desk")
     app.setOrganizationName("SAGE Desk")

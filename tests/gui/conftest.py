@@ -12,9 +12,6 @@ import pytest  # noqa: E402
 
 from sage_desk.core.sop.io import dump_graph  # noqa: E402
 from sage_desk.core.sop.model import Edge, FieldSource, FieldSpec, Graph, Node, NodeKind  # noqa: E402
-from sage_desk.gui.common.pyside_fix import make_none_immortal  # noqa: E402
-
-make_none_immortal()  # PySide6 6.12 on Python 3.11 leaks None references (see pyside_fix.py)
 
 DOMAIN_YAML = """name: shop
 intent_field: Demand

@@ -18,7 +18,8 @@ def drop_from_palette(editor, row: int, at) -> None:
     data = editor.palette.mimeData([editor.palette.item(row)])
     viewport = editor.view.viewport()
     action, buttons, mods = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
-    for event in (QDragEnterEvent(QPointF(at), action, data, buttons, mods), QDragMoveEvent(QPointF(at), action, data, buttons, mods),
+    point = QPointF(at).toPoint()  # enter/move take a QPoint, drop a QPointF (PySide6 6.8-6.11)
+    for event in (QDragEnterEvent(point, action, data, buttons, mods), QDragMoveEvent(point, action, data, buttons, mods),
                   QDropEvent(QPointF(at), action, data, buttons, mods)):
         QApplication.sendEvent(viewport, event)
 
