@@ -11,7 +11,7 @@ from sage_desk.core.errors import SopError
 from sage_desk.core.sop import Edge, FieldSpec, Graph, Node, dump_graph, dumps_graph, load_graph, loads_graph
 from sage_desk.core.sop.io import load_graph_located
 
-NORTHLINE = Path("sops/northline/sop.yaml")
+NORTHLINE = Path(__file__).resolve().parents[3] / "sops" / "northline" / "sop.yaml"
 
 TRICKY = ["yes", "No", "null", "~", "true", "1.5", "007", "", " padded ", "a: b", "# not a comment", "- dash",
           "[x]", "{y}", "it's", 'say "hi"', "back\\slash", "two\nlines", "tab\there", "café ☕", "line\u2028sep",

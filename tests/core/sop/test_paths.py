@@ -193,8 +193,8 @@ def test_path_limit() -> None:
 
 
 def test_northline_paths_are_grounded_in_the_domain() -> None:
-    bundle = load_domain("sops/northline")
-    paths = enumerate_paths(load_graph("sops/northline/sop.yaml"))
+    bundle = load_domain("northline")
+    paths = enumerate_paths(load_graph(bundle.sop_path))
     assert len(paths) == 29
     assert len({p.id for p in paths}) == 29
     tools = set(bundle.tool_names())
