@@ -1,0 +1,95 @@
+"""Regenerate sops/airline/world.yaml: Aurora Air's seeded loyalty members and bookings.
+
+Deterministic (fixed seed). Run: python scripts/gen_world_airline.py
+The output is data; sops/airline/cases.jsonl names its booking references, so regenerate the suite
+(`sage-desk synthesize airline --per-path 4 --seed 7 --out sops/airline/cases.jsonl`) after it.
+
+The mix gives every path of sops/airline/sop.yaml real rows: regular, VIP (Aurora Gold) and
+blacklisted members; flights scheduled, delayed or cancelled by the airline or by weather, and
+already departed; bookings with and without travel insurance.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from datetime import date, timedelta
+from pathlib import Path
+
+import yaml
+
+OUT = Path(__file__).resolve().parents[1] / "sops" / "airline" / "world.yaml"
+TODAY = date(2026, 11, 20)
+
+ROUTES = [("AU 212", "Dublin DUB - Lisbon LIS", 189.0), ("AU 318", "Dublin DUB - Paris CDG", 149.0),
+          ("AU 405", "Dublin DUB - New York JFK", 629.0), ("AU 117", "Cork ORK - Amsterdam AMS", 139.0),
+          ("AU 530", "Dublin DUB - Reykjavik KEF", 259.0), ("AU 644", "Shannon SNN - Boston BOS", 559.0),
+          ("AU 721", "Dublin DUB - Rome FCO", 199.0), ("AU 809", "Dublin DUB - Tenerife TFS", 239.0)]
+FIRST = ["Aoife", "Brendan", "Caoimhe", "Declan", "Eabha", "Fionn", "Grainne", "Hugh", "Isla", "Jamal", "Katya",
+         "Lorcan", "Maeve", "Niamh", "Oisin", "Padraig", "Roisin", "Saoirse", "Tadhg", "Una", "Wiktor", "Yusuf"]
+LAST = ["Byrne", "Costa", "Doyle", "Egan", "Flynn", "Gallo", "Healy", "Ibarra", "Keane", "Lynch", "Moran",
+        "Nolan", "Ortiz", "Quinlan", "Reilly", "Sheehan", "Tierney", "Walsh"]
+# (flight_status, disruption) mixes, weighted: mostly normal flights, then disruptions, then flown.
+FLIGHTS = ([("scheduled", "none")] * 40 + [("cancelled", "airline")] * 10 + [("delayed", "airline")] * 6 +
+           [("cancelled", "weather")] * 10 + [("delayed", "weather")] * 4 + [("departed", "none")] * 10)
+
+
+def pnr(r: random.Random, taken: set[str]) -> str:
+    while True:
+        code = "".join(r.choice(string.ascii_uppercase.replace("O", "").replace("I", "")) for _ in range(2)) + \
+            "".join(r.choice("23456789ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(4))
+        if code not in taken:
+            taken.add(code)
+            return code
+
+
+def members(r: random.Random) -> list[dict]:
+    rows = []
+    for i in range(50):
+        name = f"{FIRST[i % len(FIRST)]} {LAST[(i * 5) % len(LAST)]}"
+        level = "blacklisted" if i % 11 == 4 else ("vip" if i % 4 == 1 else "regular")
+        row = {"member_id": f"AX-{720001 + i}", "name": name, "email": f"{name.lower().replace(' ', '.')}@example.ie",
+               "level": level, "tier": {"regular": "Aurora Blue", "vip": "Aurora Gold", "blacklisted": "Restricted"}[level],
+               "member_since": (TODAY - timedelta(days=r.randint(90, 3600))).isoformat()}
+        if level == "blacklisted":
+            row["note"] = r.choice(["Banned from travel after disruptive behaviour on board",
+                                    "Account restricted after repeated chargeback abuse"])
+        rows.append(row)
+    return rows
+
+
+def bookings(r: random.Random, mems: list[dict]) -> list[dict]:
+    rows, taken = [], set()
+    flights = FLIGHTS[:]
+    r.shuffle(flights)
+    for i, (flight_status, disruption) in enumerate(flights):
+        mem = mems[(i * 3) % len(mems)]
+        flight_no, route, base = ROUTES[i % len(ROUTES)]
+        departs = TODAY + timedelta(days=-r.randint(2, 20) if flight_status == "departed" else
+                                    (r.randint(0, 2) if flight_status != "scheduled" else r.randint(5, 90)))
+        insured = i % 3 == 0
+        row = {"booking_ref": pnr(r, taken), "member_id": mem["member_id"], "passenger_name": mem["name"],
+               "flight_no": flight_no, "route": route, "departure": departs.isoformat(),
+               "fare": r.choice(["Saver", "Saver", "Standard"]), "fare_paid": round(base * r.uniform(0.8, 1.4), 2),
+               "currency": "EUR", "status": "ticketed", "flight_status": flight_status, "disruption": disruption,
+               "insured": insured, "next_available_flight": f"{flight_no} on {(departs + timedelta(days=1 + i % 3)).isoformat()}"}
+        if insured:
+            row["insurance_policy"] = f"TravelSafe TS-{r.randint(100000, 999999)}"
+        if disruption != "none":
+            row["disruption_note"] = {"airline": "Cancelled/delayed by Aurora Air (crew or technical)",
+                                      "weather": "Cancelled/delayed by weather at destination (extraordinary circumstances)"}[disruption]
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    r = random.Random(20261123)
+    mems = members(r)
+    rows = bookings(r, mems)
+    text = yaml.safe_dump({"members": mems, "bookings": rows}, sort_keys=False, allow_unicode=True, width=120)
+    OUT.write_text("# Generated by scripts/gen_world_airline.py; edit the script, not this file.\n" + text)
+    print(f"wrote {OUT} ({len(rows)} bookings, {len(mems)} members)")
+
+
+if __name__ == "__main__":
+    main()
