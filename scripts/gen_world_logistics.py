@@ -43,7 +43,7 @@ EXCEPTIONS = ["No one available to sign; card left", "Building access code requi
 LEFT = ["front door", "reception desk", "neighbour at the next door", "parcel locker", "side porch", "mailroom"]
 # (status, count, gap range, share stuck ten days or more)
 PLAN = [("label_created", 10, (0, 3), 0.0), ("in_transit", 26, (0, 2), 0.45), ("out_for_delivery", 9, (0, 0), 0.0),
-        ("delivery_exception", 14, (0, 4), 0.35), ("delivered", 24, (0, 0), 0.0), ("returned_to_sender", 7, (1, 6), 0.0)]
+        ("delivery_exception", 14, (0, 4), 0.35), ("delivered", 24, (0, 6), 0.0), ("returned_to_sender", 7, (1, 6), 0.0)]
 
 
 def shippers() -> list[dict]:
