@@ -47,6 +47,7 @@ class _Conversation:
         self.cid, self.case, self.bundle, self.recorder, self.seed = cid, case, bundle, recorder, seed
         self.world: WorldView = case_world(bundle, case)
         self.events: list[Event] = []
+        self._unflushed = 0  # events not yet handed to the recorder
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": agent_system_prompt(bundle)}]
         self.turn = 1
         self.started = time.monotonic()
@@ -57,7 +58,12 @@ class _Conversation:
         event.turn = self.turn
         event.t = round(time.monotonic() - self.started, 4)
         self.events.append(event)
-        self.recorder.append(self.cid, event)
+
+    def flush(self) -> None:
+        """Hand new events to the recorder: once per step, so a run's store sees every turn."""
+        if self._unflushed < len(self.events):
+            self.recorder.append_many(self.cid, self.events[self._unflushed:])
+            self._unflushed = len(self.events)
 
     def view(self) -> ConversationView:
         return ConversationView(self.case, self.bundle, self.messages, self.events, self.turn, self.seed)
@@ -80,6 +86,7 @@ async def run_conversation(
     try:
         convo.emit(CustomerMessage(text=_opening(case), emotion=case.persona.emotion))
         convo.messages.append({"role": "user", "content": _opening(case)})
+        convo.flush()
         await _loop(convo, agent, customer)
     except asyncio.CancelledError:
         raise  # the run was cancelled: the conversation stays unfinished and resumes later
@@ -93,7 +100,8 @@ async def run_conversation(
         convo.ended = TerminationReason.ERROR
     reason = convo.ended or TerminationReason.TURN_LIMIT
     convo.emit(Ended(reason=reason))
-    recorder.finish(cid, reason, error)
+    convo.flush()
+    recorder.finish(cid, reason, error, events=convo.events)
     return Outcome(reason, error, convo.events)
 
 
@@ -117,6 +125,7 @@ async def _loop(convo: _Conversation, agent: ServiceAgent, customer: Customer) -
         convo.turn += 1
         convo.emit(CustomerMessage(text=reply.text, emotion=reply.emotion, satisfaction=reply.satisfaction))
         convo.messages.append({"role": "user", "content": reply.text})
+        convo.flush()
 
 
 async def _agent_turn(convo: _Conversation, agent: ServiceAgent) -> None:
@@ -132,6 +141,7 @@ async def _agent_turn(convo: _Conversation, agent: ServiceAgent) -> None:
             _run_tool(convo, request)
         if action.text:
             convo.emit(AgentMessage(text=action.text))
+        convo.flush()
         if convo.ended or (action.text and not action.tool_calls):
             return
         if action.text is None and not action.tool_calls:

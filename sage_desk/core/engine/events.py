@@ -139,8 +139,9 @@ class Recorder(Protocol):
     def start_conversation(self, conversation_id: str) -> None:
         """A conversation (re)starts: forget any events an interrupted attempt left."""
 
-    def append(self, conversation_id: str, event: Event) -> None:
-        """Append one event."""
+    def append_many(self, conversation_id: str, events: list[Event]) -> None:
+        """Append events in order (the engine flushes after every step of the conversation)."""
 
-    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None) -> None:
-        """Mark the conversation finished (or errored)."""
+    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
+               events: list[Event] | None = None) -> None:
+        """Mark the conversation finished (or errored); `events` is the whole record, for totals."""

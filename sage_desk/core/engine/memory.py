@@ -16,8 +16,9 @@ class MemoryRecorder:
         self.events[conversation_id] = []
         self.finished.pop(conversation_id, None)
 
-    def append(self, conversation_id: str, event: Event) -> None:
-        self.events.setdefault(conversation_id, []).append(event)
+    def append_many(self, conversation_id: str, events: list[Event]) -> None:
+        self.events.setdefault(conversation_id, []).extend(events)
 
-    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None) -> None:
+    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
+               events: list[Event] | None = None) -> None:
         self.finished[conversation_id] = (reason, error)

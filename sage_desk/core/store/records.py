@@ -75,6 +75,9 @@ class ConversationRecord(_Record):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    agent_turns: int = 0
+    agent_tokens: int = 0
+    agent_cost_usd: float = 0.0
     started_at: datetime | None = None
     finished_at: datetime | None = None
 

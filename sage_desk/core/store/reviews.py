@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Select, delete, insert, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from sage_desk.core.rules.verdict import Verdict
@@ -36,18 +37,22 @@ class NewOverride:
     verdict_id: int | None = None
 
 
-def save_verdicts(session: Session, conversation_id: str, source: str, verdicts: list[Verdict]) -> None:
-    """Replace the conversation's verdicts from `source`; `source` wins over each verdict's own."""
-    if session.get(ConversationRow, conversation_id) is None:
+def save_verdicts(connection: Connection, conversation_id: str, source: str, verdicts: list[Verdict]) -> None:
+    """Replace the conversation's verdicts from `source`; `source` wins over each verdict's own.
+
+    Core statements on a connection: verdicts are written for every conversation as it finishes.
+    """
+    conversations = ConversationRow.__table__
+    if connection.execute(select(conversations.c.id).where(conversations.c.id == conversation_id)).first() is None:
         raise StoreError(f"no conversation {conversation_id!r}: cannot save verdicts")
-    session.execute(delete(VerdictRow).where(VerdictRow.conversation_id == conversation_id, VerdictRow.source == source))
+    table = VerdictRow.__table__
+    connection.execute(delete(table).where(table.c.conversation_id == conversation_id, table.c.source == source))
     now = utcnow()
-    rows = [
-        {**v.model_dump(include=set(_VERDICT_FIELDS)), "conversation_id": conversation_id, "source": source, "created_at": now}
-        for v in verdicts
-    ]
+    fields = set(_VERDICT_FIELDS)
+    rows = [{**v.model_dump(include=fields), "conversation_id": conversation_id, "source": source, "created_at": now}
+            for v in verdicts]
     if rows:
-        session.execute(insert(VerdictRow), rows)
+        connection.execute(insert(table), rows)
 
 
 def _verdict_query(conversation_id: str | None, run_id: str | None, source: str | None) -> Select[VerdictRow]:

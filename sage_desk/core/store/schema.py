@@ -92,6 +92,9 @@ class ConversationRow(Base):
     prompt_tokens: Mapped[int] = mapped_column(default=0)
     completion_tokens: Mapped[int] = mapped_column(default=0)
     cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    agent_turns: Mapped[int] = mapped_column(default=0, server_default="0")
+    agent_tokens: Mapped[int] = mapped_column(default=0, server_default="0")
+    agent_cost_usd: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
     started_at: Mapped[datetime | None] = mapped_column()
     finished_at: Mapped[datetime | None] = mapped_column()
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -224,37 +224,50 @@ class Store:
 
     def start_conversation(self, conversation_id: str) -> None:
         """Mark a conversation running and forget what an interrupted attempt left."""
-        with self._writing() as session:
-            session.execute(delete(EventRow).where(EventRow.conversation_id == conversation_id))
-            session.execute(delete(VerdictRow).where(VerdictRow.conversation_id == conversation_id))
+        with self._engine.begin() as session:  # Core on a connection: once per conversation of a run
+            session.execute(delete(EventRow.__table__).where(EventRow.__table__.c.conversation_id == conversation_id))
+            session.execute(delete(VerdictRow.__table__).where(VerdictRow.__table__.c.conversation_id == conversation_id))
             values = {
                 "status": ConversationStatus.RUNNING.value, "started_at": utcnow(), "finished_at": None, "termination": None,
                 "error": None, "turns": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
+                "agent_turns": 0, "agent_tokens": 0, "agent_cost_usd": 0.0,
             }  # fmt: skip
             self._update_conversation(session, conversation_id, values)
 
     def append(self, conversation_id: str, event: Event) -> None:
         """Store one event under the `seq` the engine gave it."""
-        row = {"conversation_id": conversation_id, "seq": event.seq, "type": event.type, "data": event_to_dict(event)}
+        self.append_many(conversation_id, [event])
+
+    def append_many(self, conversation_id: str, events: Sequence[Event]) -> None:
+        """Store several events in one transaction (the engine flushes once per step, not per event)."""
+        if not events:
+            return
+        rows = [{"conversation_id": conversation_id, "seq": e.seq, "type": e.type, "data": event_to_dict(e)} for e in events]
         try:
-            with self._writing() as session:
-                session.execute(insert(EventRow), [row])
+            with self._engine.begin() as connection:  # Core, not the ORM: this is the run's hot path
+                connection.execute(insert(EventRow.__table__), rows)
         except IntegrityError as exc:
+            seqs = ", ".join(str(e.seq) for e in events)
             raise StoreError(
-                f"cannot append event seq {event.seq} to {conversation_id!r}: that seq is taken or the conversation does not exist"
+                f"cannot append event seq {seqs} to {conversation_id!r}: a seq is taken or the conversation does not exist"
             ) from exc
 
-    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None) -> None:
-        """Mark a conversation ended and total its turns, tokens and cost from its events."""
+    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
+               events: Sequence[Event] | None = None) -> None:
+        """Mark a conversation ended and total its turns, tokens and cost from its events.
+
+        The engine passes the events it already holds; otherwise they are read back.
+        """
         reason = TerminationReason(reason)
         status = {
             TerminationReason.ERROR: ConversationStatus.ERRORED,
             TerminationReason.CANCELLED: ConversationStatus.CANCELLED,
         }.get(reason, ConversationStatus.FINISHED)
-        with self._writing() as session:
-            totals = _totals(
-                parse_event(d) for d in session.scalars(select(EventRow.data).where(EventRow.conversation_id == conversation_id))
-            )
+        with self._engine.begin() as session:
+            if events is None:
+                query = select(EventRow.data).where(EventRow.conversation_id == conversation_id)
+                events = [parse_event(d) for d in session.scalars(query)]
+            totals = _totals(events)
             values = {"status": status.value, "termination": reason.value, "error": error, "finished_at": utcnow(), **totals}
             self._update_conversation(session, conversation_id, values)
 
@@ -266,8 +279,9 @@ class Store:
         with self._reading() as session:
             return [parse_event(d) for d in session.scalars(query.order_by(EventRow.seq))]
 
-    def _update_conversation(self, session: Session, conversation_id: str, values: dict[str, Any]) -> None:
-        result = session.execute(update(ConversationRow).where(ConversationRow.id == conversation_id).values(**values))
+    def _update_conversation(self, session: Session | Connection, conversation_id: str, values: dict[str, Any]) -> None:
+        table = ConversationRow.__table__
+        result = session.execute(update(table).where(table.c.id == conversation_id).values(**values))
         if result.rowcount == 0:  # type: ignore[attr-defined]
             raise StoreError(f"no conversation {conversation_id!r} in {self}")
 
@@ -275,8 +289,8 @@ class Store:
 
     def save_verdicts(self, conversation_id: str, source: str, verdicts: Iterable[Verdict]) -> None:
         """Replace this conversation's verdicts from `source` (rules, judge:<model> ...)."""
-        with self._writing() as session:
-            reviews.save_verdicts(session, conversation_id, source, list(verdicts))
+        with self._engine.begin() as connection:
+            reviews.save_verdicts(connection, conversation_id, source, list(verdicts))
 
     def verdicts(
         self, conversation_id: str | None = None, run_id: str | None = None, source: str | None = None
@@ -334,12 +348,19 @@ def _conversation_record(row: ConversationRow) -> ConversationRecord:
 def _totals(events: Iterable[Event]) -> dict[str, Any]:
     # Turns are customer turns (the engine's `turn` counter); tokens and cost add up every role
     # (agent, simulated user, judge), which is what the run cost its owner.
-    turns = prompt = completion = 0
-    cost = 0.0
+    # Agent-only figures feed the cost tier and turns-per-conversation metrics.
+    turns = prompt = completion = agent_turns = agent_tokens = 0
+    cost = agent_cost = 0.0
     for event in events:
         turns = max(turns, event.turn)
+        if event.type == "agent_message":
+            agent_turns += 1
         if isinstance(event, LlmUsage):
             prompt += event.prompt_tokens
             completion += event.completion_tokens
             cost += event.cost_usd
-    return {"turns": turns, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost}
+            if event.role == "agent":
+                agent_tokens += event.prompt_tokens + event.completion_tokens
+                agent_cost += event.cost_usd
+    return {"turns": turns, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost,
+            "agent_turns": agent_turns, "agent_tokens": agent_tokens, "agent_cost_usd": agent_cost}

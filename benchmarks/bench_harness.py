@@ -1,0 +1,122 @@
+"""Harness efficiency against a local fake OpenAI server (issue: conversation engine).
+
+Prints, for N conversations of an LLM agent at concurrency C against a server that takes L seconds
+per completion: the wall time, the ideal time (total LLM latency / concurrency) and their ratio
+(target <= 1.25), and the harness's own CPU per agent turn in an offline baseline run (events,
+store, tools; target < 2 ms).
+
+    python benchmarks/bench_harness.py [--conversations 500] [--concurrency 64] [--latency 0.2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from fakes import FakeOpenAIServer, FakeReply, FakeToolCall  # noqa: E402
+
+from sage_desk.core.cases.suite import load_suite  # noqa: E402
+from sage_desk.core.domain import load_domain  # noqa: E402
+from sage_desk.core.engine.runner import Runner, RunSpec  # noqa: E402
+from sage_desk.core.rules.hook import verdict_hook  # noqa: E402
+from sage_desk.core.store import Store  # noqa: E402
+
+
+def agent_script(request: dict) -> object:
+    """Two completions per conversation: look up and tag, then close."""
+    if not any(m["role"] == "tool" for m in request["messages"]):
+        opening = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        order = next((w.strip(".,:;") for w in opening.split() if w.startswith("NL-")), "NL-0")
+        return [FakeToolCall("lookup_order", {"order_id": order}), FakeToolCall("tag_ticket", {"intent": "order_status"})]
+    return FakeReply(content="Done.", tool_calls=[FakeToolCall("close_ticket", {"outcome": "resolved", "summary": "ok"})])
+
+
+def serve(latency: float, port_out: Any, stop: Any) -> None:
+    """The fake server in its own process, so its CPU is not counted as the harness's."""
+    with FakeOpenAIServer(latency=latency) as server:
+        server.script = agent_script
+        port_out.put((server.base_url, 0))
+        stop.wait()
+        port_out.put((server.base_url, len(server.requests)))
+
+
+def llm_run(conversations: int, concurrency: int, latency: float) -> None:
+    bundle = load_domain("northline")
+    ids = [c.id for c in load_suite(bundle.cases_path)]
+    repeats = -(-conversations // len(ids))
+    ctx = multiprocessing.get_context("fork")
+    port_out, stop = ctx.Queue(), ctx.Event()
+    proc = ctx.Process(target=serve, args=(latency, port_out, stop), daemon=True)
+    proc.start()
+    base_url, _ = port_out.get(timeout=30)
+    server = type("Remote", (), {"base_url": base_url})()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(f"sqlite:///{tmp}/bench.db")
+        spec = RunSpec(domain="northline", agents=["openai/fake-agent"], repeats=repeats, concurrency=concurrency,
+                       api_base=server.base_url)
+        runner = Runner(store, post=verdict_hook(store), agent_options={"api_key": "bench"})
+        run_id = runner.create(spec)
+        extra = store.conversations(run_id=run_id)[conversations:]
+        for c in extra:  # trim to exactly N conversations
+            store.start_conversation(c.id)
+            store.finish(c.id, "cancelled")
+        # Warm up: litellm imports most of itself lazily on the first call (seconds, once per process).
+        from sage_desk.core.llm import LlmClient
+
+        LlmClient().complete_sync("openai/warm-up", [{"role": "user", "content": "hi"}], api_base=server.base_url, api_key="x")
+        started, cpu0 = time.perf_counter(), time.process_time()
+        progress = asyncio.run(runner.execute(run_id))
+        cpu = time.process_time() - cpu0
+        wall = time.perf_counter() - started
+    stop.set()
+    _, served = port_out.get(timeout=30)
+    proc.join(timeout=10)
+    llm_calls = served - 1  # less the warm-up call
+    ideal = llm_calls * latency / concurrency
+    print(f"LLM run: {conversations} conversations, {llm_calls} completions at {latency * 1000:.0f} ms, concurrency {concurrency}")
+    print(f"  wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {wall / ideal:.2f} (target <= 1.25); errored {progress.errored}")
+    print(f"  harness process CPU {cpu:.2f} s, {cpu / llm_calls * 1000:.1f} ms per completion (litellm + openai SDK + engine + store;"
+          " the fake server runs in another process)")
+
+
+def offline_cpu() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(f"sqlite:///{tmp}/bench.db")
+        runner = Runner(store, post=verdict_hook(store))
+        spec = RunSpec(domain="northline", agents=["baseline:oracle", "baseline:complier", "baseline:escalator"], repeats=3,
+                       concurrency=8)
+        run_id = runner.create(spec)
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        asyncio.run(runner.execute(run_id))
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        turns = sum(1 for c in store.conversations(run_id=run_id) for e in store.events(c.id) if e.type in ("agent_message",))
+        steps = sum(len(store.conversations(run_id=run_id)) for _ in [0])
+    print(f"Offline baseline run: {steps} conversations (3 agents x 162 cases x 3 repeats) in {wall:.1f} s (target < 60 s)")
+    print(f"  harness CPU {cpu:.2f} s over {turns} agent turns: {cpu / max(turns, 1) * 1000:.2f} ms per agent turn "
+          "(events, store, tools, rule verdicts; target < 2 ms)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--conversations", type=int, default=500)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--skip-llm", action="store_true")
+    args = parser.parse_args()
+    offline_cpu()
+    if not args.skip_llm:
+        llm_run(args.conversations, args.concurrency, args.latency)
+
+
+if __name__ == "__main__":
+    main()
