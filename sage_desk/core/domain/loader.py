@@ -239,7 +239,7 @@ def _check_row(located: Located, tname: str, i: int, row: Any, table: Any, into:
             problems.append(located.problem(where + (col,), f"{tname}[{i}].{col}: expected {spec.type}, found {value!r}"))
         elif spec.values is not None and value not in spec.values:
             problems.append(located.problem(where + (col,), f"{tname}[{i}].{col}: {value!r} is not one of {spec.values}"))
-    for col, spec_any in table.columns.items():
+    for col in table.columns:
         spec = table.column(col)
         if spec is not None and spec.required and col not in row:
             problems.append(located.problem(where, f"{tname}[{i}]: missing column {col!r}"))

@@ -21,8 +21,18 @@ from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import CLOSE, CLOSE_OUTCOMES, HANDOVER, TAG, ToolResult, call_tool
 from sage_desk.core.domain.world import WorldView
 from sage_desk.core.engine.events import (
-    AgentMessage, CustomerMessage, Ended, ErrorEvent, Event, Handover, LlmUsage, Recorder,
-    TerminationReason, TicketClosed, TicketTagged, ToolCall,
+    AgentMessage,
+    CustomerMessage,
+    Ended,
+    ErrorEvent,
+    Event,
+    Handover,
+    LlmUsage,
+    Recorder,
+    TerminationReason,
+    TicketClosed,
+    TicketTagged,
+    ToolCall,
 )
 from sage_desk.core.engine.prompts import agent_system_prompt
 from sage_desk.core.errors import SageError

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from helpers import first_case
 from fakes import FakeReply, FakeToolCall
+from helpers import first_case
 
 from sage_desk.core.agents.base import AgentAction, CustomerReply, ToolRequest, make_agent, make_customer
 from sage_desk.core.agents.llm_agent import LlmServiceAgent

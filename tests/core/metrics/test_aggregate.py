@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from sage_desk.core.metrics.aggregate import (
-    ConversationResult, Mark, by_conflict, cost_tier, model_metrics, pass_hat_k, unsafe_band,
+    ConversationResult,
+    Mark,
+    by_conflict,
+    cost_tier,
+    model_metrics,
+    pass_hat_k,
+    unsafe_band,
 )
 
 
