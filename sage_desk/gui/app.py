@@ -33,6 +33,19 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+def release_clipboard(app: QApplication) -> None:
+    """Drop our copied graph fragment from the clipboard before Python shuts down.
+
+    Qt frees the clipboard's QMimeData from a C exit handler, after the interpreter is gone;
+    a Python-created QMimeData there crashes the process on exit (seen with PySide6 6.11).
+    """
+    from sage_desk.gui.sop_editor.editor import CLIPBOARD_MIME
+
+    data = app.clipboard().mimeData()
+    if data is not None and data.hasFormat(CLIPBOARD_MIME):
+        app.clipboard().clear()
+
+
 def run_app(screenshot_dir: str | None = None, db_url: str | None = None) -> int:
     """Open the main window and run until it closes; with `screenshot_dir`, write one PNG per screen and exit."""
     if screenshot_dir and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
@@ -52,6 +65,8 @@ def run_app(screenshot_dir: str | None = None, db_url: str | None = None) -> int
             print("\n".join(str(p) for p in written))
             return 0
         window.show()
-        return app.exec()
+        code = app.exec()
+        release_clipboard(app)
+        return code
     finally:
         notifier.uninstall()

@@ -61,4 +61,36 @@ def editor(qtbot, shop_dir):
     assert widget.load(shop_dir / "sop.yaml")
     widget.view.resetTransform()
     widget.view.centerOn(0, 200)
-    return widget
+    yield widget
+    dispose(widget)
+
+
+def dispose(widget) -> None:
+    """Delete a widget now, while the QApplication lives.
+
+    Left to Python's shutdown, scenes and their items were destroyed after the application, in
+    no particular order, and the interpreter crashed on exit (exit code 139) after a green run.
+    """
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    widget.close()
+    widget.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _collect_before_qt_exits(qapp):
+    """Collect leftover Qt wrappers while the application still exists (see `dispose`)."""
+    yield
+    import gc
+
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    # The clipboard keeps the editor's QMimeData (copy/paste tests) in a Qt global that is freed
+    # by a C exit handler after Python has gone: shiboken then touches a dead interpreter.
+    qapp.clipboard().clear()
+    for widget in qapp.topLevelWidgets():
+        widget.close()
+        widget.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
