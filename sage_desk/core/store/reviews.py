@@ -55,6 +55,24 @@ def save_verdicts(connection: Connection, conversation_id: str, source: str, ver
         connection.execute(insert(table), rows)
 
 
+def save_verdicts_many(connection: Connection, source: str, verdicts: dict[str, list[Verdict]]) -> None:
+    """`save_verdicts` for many conversations: one check, one delete and one insert."""
+    ids = list(verdicts)
+    conversations = ConversationRow.__table__
+    known = set(connection.execute(select(conversations.c.id).where(conversations.c.id.in_(ids))).scalars())
+    missing = [cid for cid in ids if cid not in known]
+    if missing:
+        raise StoreError(f"no conversation {missing[0]!r}: cannot save verdicts")
+    table = VerdictRow.__table__
+    connection.execute(delete(table).where(table.c.conversation_id.in_(ids), table.c.source == source))
+    now = utcnow()
+    fields = set(_VERDICT_FIELDS)
+    rows = [{**v.model_dump(include=fields), "conversation_id": cid, "source": source, "created_at": now}
+            for cid, found in verdicts.items() for v in found]
+    if rows:
+        connection.execute(insert(table), rows)
+
+
 def _verdict_query(conversation_id: str | None, run_id: str | None, source: str | None) -> Select[VerdictRow]:
     query = select(VerdictRow)
     if conversation_id is not None:

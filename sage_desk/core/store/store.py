@@ -287,6 +287,21 @@ class Store:
 
     # -- verdicts, overrides, calibration examples (reviews.py) -------------------------------
 
+    def events_many(self, conversation_ids: Sequence[str]) -> dict[str, list[Event]]:
+        """The events of several conversations in one query (for re-verdicting stored runs)."""
+        out: dict[str, list[Event]] = {cid: [] for cid in conversation_ids}
+        query = (select(EventRow.conversation_id, EventRow.data).where(EventRow.conversation_id.in_(list(conversation_ids)))
+                 .order_by(EventRow.conversation_id, EventRow.seq))
+        with self._reading() as session:
+            for cid, data in session.execute(query):
+                out[cid].append(parse_event(data))
+        return out
+
+    def save_verdicts_many(self, source: str, verdicts: dict[str, list[Verdict]]) -> None:
+        """`save_verdicts` for several conversations in one transaction."""
+        with self._engine.begin() as connection:
+            reviews.save_verdicts_many(connection, source, verdicts)
+
     def save_verdicts(self, conversation_id: str, source: str, verdicts: Iterable[Verdict]) -> None:
         """Replace this conversation's verdicts from `source` (rules, judge:<model> ...)."""
         with self._engine.begin() as connection:
