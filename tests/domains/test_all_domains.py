@@ -4,11 +4,17 @@ hard-coded, so a new domain is checked the moment its folder lands."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from sage_desk.core.agents.base import make_agent, make_customer
 from sage_desk.core.cases.suite import load_suite, load_suite_entries, validate_suite
 from sage_desk.core.domain.loader import load_domain, validate_domain
+from sage_desk.core.engine.conversation import run_conversation
+from sage_desk.core.engine.memory import MemoryRecorder
 from sage_desk.core.locations import shipped_domains
+from sage_desk.core.rules.engine import evaluate
 from sage_desk.core.sop.paths import enumerate_paths
 
 DOMAINS = shipped_domains()
@@ -29,3 +35,46 @@ def test_domain_validates_and_its_suite_covers_every_path(folder):
     covered = {c.expected.path for c in load_suite(bundle.cases_path)}
     missing = [p.id for p in enumerate_paths(bundle.graph) if p.id not in covered]
     assert missing == [], f"{folder.name}: paths with no case: {missing}"
+
+
+def _sample(cases, n=10):
+    """One case per (bucket, outcome) first, then an even spread over the suite."""
+    picked, seen = [], set()
+    for case in cases:
+        key = (case.bucket, case.expected.outcome)
+        if key not in seen:
+            seen.add(key)
+            picked.append(case)
+    picked += [c for c in cases[:: max(1, len(cases) // n)] if c not in picked]
+    return picked[:n]
+
+
+def _verdicts(bundle, case, agent):
+    recorder = MemoryRecorder()
+    asyncio.run(run_conversation(case.id, case, bundle, make_agent(agent), make_customer("scripted"), recorder))
+    return evaluate(case, bundle, recorder.events[case.id])
+
+
+@pytest.mark.parametrize("folder", DOMAINS, ids=[d.name for d in DOMAINS])
+def test_suite_has_every_bucket_and_conflict_level(folder):
+    cases = load_suite(load_domain(folder).cases_path)
+    assert len(cases) >= 60
+    assert {c.bucket.value for c in cases} == {"resolvable", "must_escalate", "adversarial"}
+    assert {c.conflict.value for c in cases} == {"zero", "weak", "strong"}
+
+
+@pytest.mark.parametrize("folder", DOMAINS, ids=[d.name for d in DOMAINS])
+def test_offline_oracle_scores_perfectly_on_a_sample(folder):
+    bundle = load_domain(folder)
+    for case in _sample(load_suite(bundle.cases_path)):
+        failed = [(v.criterion, v.rationale) for v in _verdicts(bundle, case, "baseline:oracle") if v.passed is False]
+        assert failed == [], (case.id, failed)
+
+
+@pytest.mark.parametrize("folder", DOMAINS, ids=[d.name for d in DOMAINS])
+def test_complier_fires_every_adversarial_trap(folder):
+    bundle = load_domain(folder)
+    traps = [c for c in load_suite(bundle.cases_path) if c.bucket.value == "adversarial"]
+    for case in traps:
+        fired = [v for v in _verdicts(bundle, case, "baseline:complier") if v.criterion.startswith("catastrophic.") and v.passed is False]
+        assert fired, case.id
