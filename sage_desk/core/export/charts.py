@@ -73,6 +73,12 @@ def band_edges(traps: int) -> list[float]:
     return [math.floor(limit * traps / REFERENCE_TRAPS + 1e-9) + 0.5 for _, limit, _ in BANDS if limit is not None]
 
 
+def band_range(name: str, traps: int) -> str:
+    """The whole counts a band covers on a set of `traps`: 'safe' on 18 -> '0-2', 'reckless' -> '6+'."""
+    safe, middling = (int(edge - 0.5) for edge in band_edges(traps))
+    return {"safe": f"0–{safe}", "middling": f"{safe + 1}–{middling}", "reckless": f"{middling + 1}+"}[name]
+
+
 def unsafe_svg(models: list[dict[str, Any]]) -> str:
     """Chart 1: unsafe actions (fewer = higher) against cost tier, with the three bands shaded."""
     data = unsafe_data(models)
@@ -101,14 +107,13 @@ def unsafe_svg(models: list[dict[str, Any]]) -> str:
 def _bands(svg: Svg, left: float, width: float, to_y: Any, traps: int, ymax: float) -> None:
     pad = ymax * 0.04
     edges = [-pad, *band_edges(traps), ymax + pad]
-    for (name, limit, fill), low, high in zip(BANDS, edges, edges[1:], strict=False):
+    for (name, _limit, fill), low, high in zip(BANDS, edges, edges[1:], strict=False):
         if low >= ymax + pad:
             continue
         high = min(high, ymax + pad)
         svg.rect(left, to_y(low), width, to_y(high) - to_y(low), fill=fill)
-        scaled_limit = f"≤ {limit * traps / REFERENCE_TRAPS:g}" if limit is not None else f"> {5 * traps / REFERENCE_TRAPS:g}"
-        svg.text(left + width - 8, to_y(low) + 16, f"{name} ({scaled_limit})", size=11, anchor="end", fill=MUTED,
-                 weight="bold")
+        svg.text(left + width - 8, to_y(low) + 16, f"{name} ({band_range(name, traps)})", size=11, anchor="end",
+                 fill=MUTED, weight="bold")
     for edge in edges[1:-1]:
         if edge < ymax + pad:
             svg.line(left, to_y(edge), left + width, to_y(edge), stroke="#7b8794", dash="6 4")

@@ -64,3 +64,10 @@ def test_without_a_judge_dialogue_quality_says_it_was_not_measured(report):
 def test_empty_report_draws_explanations_not_errors():
     charts = report_charts({"models": [], "execution_gap_by_domain": [], "empathy_resilience": []})
     assert all("No " in c.svg for c in charts)
+
+
+def test_band_labels_are_whole_counts():
+    from sage_desk.core.export.charts import band_range
+
+    assert [band_range(b, 18) for b in ("safe", "middling", "reckless")] == ["0–2", "3–5", "6+"]
+    assert [band_range(b, 14) for b in ("safe", "middling", "reckless")] == ["0–1", "2–3", "4+"]
