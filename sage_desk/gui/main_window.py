@@ -56,6 +56,12 @@ def _editor(window: MainWindow) -> QWidget:
     return SopEditor(window.notifier)
 
 
+def _leaderboard(window: MainWindow) -> QWidget:
+    from sage_desk.gui.leaderboard import LeaderboardScreen
+
+    return LeaderboardScreen(db_url=window.db_url, notifier=window.notifier)
+
+
 def _placeholder(title: str, text: str) -> Callable[[MainWindow], QWidget]:
     return lambda _window: PlaceholderScreen(title, text)
 
@@ -73,9 +79,7 @@ def default_screens() -> list[ScreenSpec]:
         ScreenSpec("calibration", "Calibration", "calibration", _placeholder(
             "Calibration", "Calibration arrives in a later release: see where the judge agrees with your "
             "reviewers, re-judge with their corrections as examples, and export calibration sets.")),
-        ScreenSpec("leaderboard", "Leaderboard", "leaderboard", _placeholder(
-            "Leaderboard", "The leaderboard arrives in a later release: compare agent models metric by metric "
-            "(resolution, escalation, unsafe actions, cost) with no composite score.")),
+        ScreenSpec("leaderboard", "Leaderboard", "leaderboard", _leaderboard),
     ]
 
 

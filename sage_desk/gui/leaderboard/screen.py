@@ -1,0 +1,296 @@
+"""The Leaderboard screen: pick runs and a domain; read each model's metrics and the four charts."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sage_desk.core.errors import SageError
+from sage_desk.core.export.charts import report_charts
+from sage_desk.core.export.leaderboard import leaderboard_report
+from sage_desk.core.locations import sample_runs_dir
+from sage_desk.core.metrics.load import results_for_runs
+from sage_desk.gui.leaderboard.chart_view import ChartPanel
+from sage_desk.gui.leaderboard.model import LeaderboardModel
+
+ALL_DOMAINS = "All domains"
+EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run`"
+ROW_HEIGHT = 28
+
+
+def open_store(db_url: str | None) -> Any:
+    """The given database; else the user's when it has runs; else a copy of the shipped sample runs."""
+    from sage_desk.core.locations import user_data_dir
+    from sage_desk.core.store import Store
+    from sage_desk.core.store.engine import DB_FILENAME
+
+    if db_url:
+        return Store(db_url)
+    own = user_data_dir() / DB_FILENAME
+    if own.is_file():
+        store = Store(f"sqlite:///{own}")
+        if store.list_runs():
+            return store
+        store.close()
+    sample = sample_runs_dir() / "sample.db"
+    if sample.is_file():
+        # a copy: opening sets WAL mode and may migrate, and the shipped file must stay as shipped
+        copy = Path(tempfile.mkdtemp(prefix="sage-desk-sample-")) / "sample.db"
+        shutil.copyfile(sample, copy)
+        return Store(f"sqlite:///{copy}")
+    return Store(f"sqlite:///{own}")
+
+
+def run_label(run: Any) -> str:
+    """Two lines: 'r-... · northline' then '1,458 conv. · 2026-11-20 23:40 · finished'."""
+    when = run.created_at.strftime("%Y-%m-%d %H:%M")
+    return f"{run.id} · {run.domain}\n{run.total:,} conv. · {when} · {run.status.value}"
+
+
+class LeaderboardScreen(QWidget):
+    """Runs and a domain on the left; the metric table and the charts on the right."""
+
+    message = Signal(str)
+
+    def __init__(self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None):
+        super().__init__(parent)
+        self.setObjectName("leaderboard")
+        self.store = store
+        self.db_url = db_url
+        self.notifier = notifier
+        self.results: dict[str, list[Any]] = {}  # run id -> conversations, read once
+        self.report: dict[str, Any] = {}
+        self.runs = QListWidget()
+        self.domain = QComboBox()
+        self.empty = QLabel(EMPTY_TEXT)
+        self.model = LeaderboardModel(self)
+        self.table = QTableView()
+        self.panels = [ChartPanel() for _ in range(4)]
+        self._build()
+        self._actions()
+        if store is not None:
+            self.refresh()
+
+    # --- building ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.runs.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.runs.setSpacing(3)
+        self.runs.setToolTip("Runs, newest first. Ctrl- or Shift-click to pick several.")
+        self.runs.itemSelectionChanged.connect(self._on_runs_changed)
+        self.domain.currentIndexChanged.connect(self._update_view)
+        self.empty.setObjectName("placeholderText")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self._build_table()
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self._side())
+        splitter.addWidget(self._main())
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([300, 1000])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+    def _build_table(self) -> None:
+        self.table.setModel(self.model)
+        self.table.setSortingEnabled(True)
+        self.table.horizontalHeader().setSortIndicator(self.model.column_of("over_escalation"),
+                                                       Qt.SortOrder.AscendingOrder)
+        self.model.set_rows([])  # setSortingEnabled sorted once; the default order is core's
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        rows = self.table.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(ROW_HEIGHT)
+        rows.hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setDefaultSectionSize(92)
+        header.resizeSection(0, 170)
+        header.resizeSection(self.model.column_of("unsafe_actions"), 128)
+
+    def _side(self) -> QWidget:
+        side = QWidget()
+        layout = QVBoxLayout(side)
+        layout.setContentsMargins(10, 10, 6, 10)
+        heading = QLabel("Runs")
+        heading.setObjectName("sectionTitle")
+        layout.addWidget(heading)
+        layout.addWidget(self.runs, 1)
+        layout.addWidget(QLabel("Domain"))
+        layout.addWidget(self.domain)
+        note = QLabel("Medians over repeats; hover a cell for its min–max. No composite score.")
+        note.setWordWrap(True)
+        note.setObjectName("hint")
+        layout.addWidget(note)
+        return side
+
+    def _main(self) -> QWidget:
+        charts = QWidget()
+        column = QVBoxLayout(charts)
+        column.setContentsMargins(6, 6, 12, 6)
+        column.setSpacing(12)
+        for panel in self.panels:
+            panel.saved.connect(lambda path: self.message.emit(f"Saved {path}"))
+            column.addWidget(panel)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(charts)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self._table_box())
+        right.addWidget(scroll)
+        right.setSizes([190, 700])
+        return right
+
+    def _table_box(self) -> QWidget:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(6, 10, 12, 4)
+        layout.addWidget(self.empty)
+        layout.addWidget(self.table)
+        return box
+
+    def _actions(self) -> None:
+        self.refresh_action = QAction("Refresh Runs", self)
+        self.refresh_action.setShortcut(QKeySequence.StandardKey.Refresh)
+        self.refresh_action.triggered.connect(self.refresh)
+        self.export_action = QAction("Export HTML Report…", self)
+        self.export_action.triggered.connect(self._ask_export)
+
+    def menus(self) -> dict[str, list[QAction | None]]:
+        """The Leaderboard menu of the main window."""
+        return {"&File": [self.export_action], "&Leaderboard": [self.refresh_action]}
+
+    def toolbar_actions(self) -> list[QAction | None]:
+        """Buttons for the main toolbar."""
+        return [self.refresh_action, self.export_action]
+
+    # --- data -------------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
+        super().showEvent(event)
+        if self.store is None:
+            self._open_store()
+
+    def _open_store(self) -> None:
+        try:
+            self.store = open_store(self.db_url)
+        except SageError as exc:
+            self._report_error("Could not open the run database", str(exc))
+            return
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the list of runs again (newest first) and keep the selection where it can."""
+        if self.store is None:
+            return
+        chosen = set(self.selected_runs())
+        runs = sorted(self.store.list_runs(), key=lambda r: r.created_at, reverse=True)
+        self.results = {k: v for k, v in self.results.items() if k in chosen}  # re-read the rest
+        self.runs.blockSignals(True)
+        self.runs.clear()
+        for run in runs:
+            item = QListWidgetItem(run_label(run))
+            item.setData(Qt.ItemDataRole.UserRole, run.id)
+            item.setToolTip(f"{run.id}: {run.domain}, agents {', '.join(run.config.get('agents', []))}")
+            self.runs.addItem(item)
+            item.setSelected(run.id in chosen)
+        if runs and not self.runs.selectedItems():
+            self.runs.item(0).setSelected(True)
+        self.runs.blockSignals(False)
+        self._on_runs_changed()
+
+    def selected_runs(self) -> list[str]:
+        """Ids of the chosen runs."""
+        return [item.data(Qt.ItemDataRole.UserRole) for item in self.runs.selectedItems()]
+
+    def select_runs(self, run_ids: list[str]) -> None:
+        """Choose exactly these runs."""
+        for i in range(self.runs.count()):
+            item = self.runs.item(i)
+            item.setSelected(item.data(Qt.ItemDataRole.UserRole) in run_ids)
+
+    def _on_runs_changed(self) -> None:
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            for run_id in self.selected_runs():
+                if run_id not in self.results:
+                    self.results[run_id] = results_for_runs(self.store, [run_id])
+        finally:
+            QGuiApplication.restoreOverrideCursor()
+        self._fill_domains()
+        self._update_view()
+
+    def _fill_domains(self) -> None:
+        current = self.domain.currentText()
+        domains = sorted({r.domain for run_id in self.selected_runs() for r in self.results.get(run_id, [])})
+        self.domain.blockSignals(True)
+        self.domain.clear()
+        self.domain.addItems([ALL_DOMAINS, *domains])
+        self.domain.setCurrentText(current if current in domains else ALL_DOMAINS)
+        self.domain.blockSignals(False)
+
+    def _update_view(self) -> None:
+        results = [r for run_id in self.selected_runs() for r in self.results.get(run_id, [])]
+        domain = None if self.domain.currentText() in ("", ALL_DOMAINS) else self.domain.currentText()
+        self.report = leaderboard_report(results, domain)
+        self.report["run"] = self.selected_runs()
+        self.model.set_rows(self.report["models"])
+        self.table.horizontalHeader().setSortIndicator(self.model.column_of("over_escalation"),
+                                                       Qt.SortOrder.AscendingOrder)
+        self._show_empty(not results)
+        for panel, chart in zip(self.panels, report_charts(self.report), strict=True):
+            panel.set_chart(chart)
+
+    def _show_empty(self, empty: bool) -> None:
+        if self.runs.count() == 0:
+            self.empty.setText(EMPTY_TEXT)
+        else:
+            self.empty.setText("Pick one or more runs on the left." if empty else "")
+        self.empty.setVisible(empty)
+        self.table.setVisible(not empty)
+        for panel in self.panels:
+            panel.setVisible(not empty)
+
+    # --- export -----------------------------------------------------------------------------
+
+    def export_html(self, path: str | Path) -> Path:
+        """Write the chosen runs' report as one self-contained HTML file."""
+        from sage_desk.core.export.html_report import render_html
+
+        target = Path(path)
+        target.write_text(render_html(self.report), encoding="utf-8")
+        self.message.emit(f"Wrote {target}")
+        return target
+
+    def _ask_export(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export HTML report", "report.html", "HTML (*.html)")
+        if path:
+            self.export_html(path)
+
+    def _report_error(self, title: str, text: str) -> None:
+        if self.notifier is not None and hasattr(self.notifier, "report"):
+            self.notifier.report(title, text)
+        self.message.emit(f"{title}: {text}")

@@ -1,0 +1,124 @@
+"""The Leaderboard screen on a real stored run: the table model, sorting, bands, spreads, charts, saving."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+
+from sage_desk.core.engine.runner import Runner, RunSpec
+from sage_desk.core.rules.hook import verdict_hook
+from sage_desk.core.store import Store
+from sage_desk.gui.leaderboard import LeaderboardScreen
+from sage_desk.gui.leaderboard.model import LeaderboardModel
+from sage_desk.gui.leaderboard.screen import EMPTY_TEXT
+
+CASES = ["nl-001", "nl-003", "nl-121", "nl-145", "nl-146"]
+AGENTS = ["baseline:oracle", "baseline:complier", "baseline:escalator"]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """A store with two small runs: three baselines, then the oracle alone."""
+    store = Store(f"sqlite:///{tmp_path_factory.mktemp('lb') / 'runs.db'}")
+    runner = Runner(store, post=verdict_hook(store))
+    for agents in (AGENTS, ["baseline:oracle"]):
+        run_id = runner.create(RunSpec(domain="northline", agents=agents, cases=CASES, repeats=2))
+        asyncio.run(runner.execute(run_id))
+    return store
+
+
+@pytest.fixture
+def screen(qtbot, store):
+    widget = LeaderboardScreen(store=store)
+    qtbot.addWidget(widget)
+    widget.resize(1300, 900)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def agents_in_view(model):
+    return [model.data(model.index(r, 0)) for r in range(model.rowCount())]
+
+
+def test_model_passes_the_model_tester(qtmodeltester, screen):
+    screen.select_runs([r.id for r in screen.store.list_runs()])
+    qtmodeltester.check(screen.model, force_py=True)
+    qtmodeltester.check(LeaderboardModel(), force_py=True)
+
+
+def test_newest_run_is_chosen_first_and_rows_come_in_default_order(screen):
+    assert screen.runs.count() == 2
+    assert screen.runs.item(0).data(Qt.ItemDataRole.UserRole) == screen.selected_runs()[0]
+    assert agents_in_view(screen.model) == ["baseline:oracle"]  # the newest run had the oracle alone
+    screen.select_runs([r.id for r in screen.store.list_runs() if "baseline:complier" in r.config["agents"]])
+    # over-escalation ascending: oracle and complier hand nothing over, the oracle has fewer unsafe actions
+    assert agents_in_view(screen.model) == ["baseline:oracle", "baseline:complier", "baseline:escalator"]
+
+
+def test_sorting_by_a_header_and_the_unsafe_band_colours(screen):
+    screen.select_runs([r.id for r in screen.store.list_runs() if "baseline:complier" in r.config["agents"]])
+    model = screen.model
+    unsafe = model.column_of("unsafe_actions")
+    screen.table.sortByColumn(unsafe, Qt.SortOrder.DescendingOrder)
+    assert agents_in_view(model)[0] == "baseline:complier"
+    cell = model.index(0, unsafe)
+    assert model.data(cell) == "2/2  reckless"
+    assert model.data(cell, Qt.ItemDataRole.BackgroundRole).color().name() == "#fbe3e0"
+    tier = model.data(model.index(0, model.column_of("cost_tier")))
+    assert tier == "free"
+    screen.table.sortByColumn(model.column_of("escalation_accuracy"), Qt.SortOrder.AscendingOrder)
+    assert agents_in_view(model)[0] == "baseline:complier"
+
+
+def test_tooltips_give_the_spread_over_repeats(screen):
+    model = screen.model
+    cell = model.index(0, model.column_of("resolution_rate"))
+    tip = model.data(cell, Qt.ItemDataRole.ToolTipRole)
+    assert tip  # the column's meaning when every repeat agreed, min and max when they differed
+    screen.model.set_rows([{"agent": "x", "domain": "d", "repeats": 3, "resolution_rate": 0.5,
+                            "resolution_rate_range": [0.25, 0.75]}])
+    tip = model.data(model.index(0, model.column_of("resolution_rate")), Qt.ItemDataRole.ToolTipRole)
+    assert tip == "Resolution: median 50.0%, min 25.0%, max 75.0% over 3 repeats"
+
+
+def test_rows_have_a_fixed_height(screen):
+    from PySide6.QtWidgets import QHeaderView
+
+    assert screen.table.verticalHeader().sectionResizeMode(0) == QHeaderView.ResizeMode.Fixed
+
+
+def test_charts_show_every_model_and_save_as_png_and_svg(screen, tmp_path, qtbot):
+    screen.select_runs([r.id for r in screen.store.list_runs()])
+    assert [p.chart.key for p in screen.panels] == ["unsafe-vs-cost", "escalation-calibration", "execution-gap",
+                                                    "empathy-resilience"]
+    assert all("baseline:complier" in p.chart.svg for p in screen.panels)
+    panel = screen.panels[0]
+    with qtbot.waitSignal(panel.saved):
+        png = panel.save(tmp_path / "unsafe.png")
+    svg = panel.save(tmp_path / "unsafe.svg")
+    image = QImage(str(png))
+    assert image.width() == 2 * 940
+    assert svg.read_text(encoding="utf-8").startswith("<svg")
+
+
+def test_domain_filter_lists_the_chosen_runs_domains(screen):
+    assert [screen.domain.itemText(i) for i in range(screen.domain.count())] == ["All domains", "northline"]
+    screen.domain.setCurrentText("northline")
+    assert screen.model.rowCount() == 1
+
+
+def test_html_export_from_the_screen(screen, tmp_path):
+    page = screen.export_html(tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "baseline:oracle" in page and page.count("<svg ") == 4
+
+
+def test_an_empty_store_says_how_to_get_runs(qtbot, tmp_path):
+    widget = LeaderboardScreen(store=Store(f"sqlite:///{tmp_path / 'empty.db'}"))
+    qtbot.addWidget(widget)
+    widget.show()
+    assert widget.empty.text() == EMPTY_TEXT and widget.empty.isVisible()
+    assert not widget.table.isVisible()
