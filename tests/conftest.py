@@ -6,7 +6,12 @@ top-level package.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
+
+# Tests never read or write the person's own data folder (databases, settings, sample copies).
+os.environ["SAGE_DESK_HOME"] = tempfile.mkdtemp(prefix="sage-desk-tests-")
 
 import pytest
 from fakes import FakeOpenAIServer

@@ -48,6 +48,14 @@ def call_cost(litellm: Any, model: str, response: Any, prompt_tokens: int, compl
     price = registered_price(model)
     if price is not None:
         return prompt_tokens * price.input_per_token + completion_tokens * price.output_per_token
+    # litellm prices the call itself while it returns it; pricing it again costs a millisecond
+    # of CPU per call, which caps a run's throughput on a small machine.
+    hidden = getattr(response, "_hidden_params", None) or {}
+    if hidden.get("response_cost") is not None:
+        return float(hidden["response_cost"])
+    bare = model.split("/", 1)[-1]
+    if model not in litellm.model_cost and bare not in litellm.model_cost:
+        return 0.0  # nobody priced it: litellm would only raise after a costly lookup
     try:
         return float(litellm.completion_cost(completion_response=response, model=model) or 0.0)
     except Exception:  # noqa: BLE001 - litellm raises assorted errors for an unmapped model

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +52,11 @@ def open_store(db_url: str | None) -> Any:
         store.close()
     sample = sample_runs_dir() / "sample.db"
     if sample.is_file():
-        # a copy: opening sets WAL mode and may migrate, and the shipped file must stay as shipped
-        copy = Path(tempfile.mkdtemp(prefix="sage-desk-sample-")) / "sample.db"
-        shutil.copyfile(sample, copy)
+        # A copy in the user's data folder, made once: opening sets WAL mode and may migrate, the
+        # shipped file must stay as shipped, and what a newcomer does to the samples is kept.
+        copy = user_data_dir() / "sample-runs.db"
+        if not copy.is_file():
+            shutil.copyfile(sample, copy)
         return Store(f"sqlite:///{copy}")
     return Store(f"sqlite:///{own}")
 
