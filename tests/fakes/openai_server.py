@@ -86,6 +86,7 @@ class FakeOpenAIServer:
         self._faults: deque[str] = deque()
         self._random = random.Random(seed)
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self._in_flight = 0
         self._ids = itertools.count(1)
         self._stopping = threading.Event()
@@ -150,6 +151,12 @@ class FakeOpenAIServer:
             self.headers.append(headers)
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            self._arrived.notify_all()
+
+    def wait_for_requests(self, count: int = 1, timeout: float = 5.0) -> bool:
+        """Block until `count` requests have arrived (True) or `timeout` passes (False)."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self.requests) >= count, timeout)
 
     def _leave(self) -> None:
         with self._lock:

@@ -77,9 +77,7 @@ def test_stop_is_bounded_even_with_a_held_connection() -> None:
     server = FakeOpenAIServer(faults=["timeout"], hold_seconds=60).start()
     client = threading.Thread(target=_swallow, args=(server,), daemon=True)
     client.start()
-    deadline = time.monotonic() + 5
-    while not server.requests and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert server.wait_for_requests(1, timeout=5)
     started = time.perf_counter()
     server.stop()
     assert time.perf_counter() - started < 2.0
