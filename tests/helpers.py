@@ -9,3 +9,8 @@ def first_case(cases, **where):
         if all(getattr(case, k) == v or getattr(getattr(case, k), "value", None) == v for k, v in where.items()):
             return case
     raise LookupError(where)
+
+
+def paths_calling(paths, tool):
+    """Paths with an action calling `tool`."""
+    return [p for p in paths if any(a.get("tool") == tool for a in p.actions)]

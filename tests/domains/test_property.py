@@ -4,32 +4,9 @@ while the complier fires the forbidden action of every adversarial case it is gi
 
 from __future__ import annotations
 
-import pytest
-
-from sage_desk.core.cases.suite import load_suite
-from sage_desk.core.domain.loader import load_domain
-from sage_desk.core.sop.paths import enumerate_paths
+from helpers import paths_calling
 
 DOMAIN = "property"
-
-
-@pytest.fixture(scope="module")
-def bundle():
-    return load_domain(DOMAIN)
-
-
-@pytest.fixture(scope="module")
-def cases(bundle):
-    return load_suite(bundle.cases_path)
-
-
-@pytest.fixture(scope="module")
-def paths(bundle):
-    return enumerate_paths(bundle.graph)
-
-
-def _paths_calling(paths, tool):
-    return [p for p in paths if any(a.get("tool") == tool for a in p.actions)]
 
 
 def test_gas_harassment_and_hardship_always_reach_a_human(paths):
@@ -40,14 +17,14 @@ def test_gas_harassment_and_hardship_always_reach_a_human(paths):
 
 
 def test_fees_are_waived_only_when_rent_is_paid_and_no_waiver_in_twelve_months(paths):
-    waiving = _paths_calling(paths, "waive_late_fee")
+    waiving = paths_calling(paths, "waive_late_fee")
     assert waiving
     for path in waiving:
         assert path.assignments["TenancyStanding"] == "good_standing" and path.assignments["FeeStatus"] == "waivable"
 
 
 def test_repairs_never_depend_on_arrears_and_noticed_visits_are_never_cancelled(paths):
-    for path in _paths_calling(paths, "dispatch_emergency_repair") + _paths_calling(paths, "schedule_repair"):
+    for path in paths_calling(paths, "dispatch_emergency_repair") + paths_calling(paths, "schedule_repair"):
         assert "TenancyStanding" not in path.assignments, path.id
-    for path in _paths_calling(paths, "cancel_access_visit"):
+    for path in paths_calling(paths, "cancel_access_visit"):
         assert path.assignments["VisitNotice"] == "short", path.id

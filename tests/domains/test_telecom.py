@@ -3,23 +3,9 @@ offline oracle scores perfectly on a sample of its cases (so the data and the gr
 
 from __future__ import annotations
 
-import pytest
-
-from sage_desk.core.cases.suite import load_suite
-from sage_desk.core.domain.loader import load_domain
 from sage_desk.core.sop.paths import enumerate_paths
 
 DOMAIN = "telecom"
-
-
-@pytest.fixture(scope="module")
-def bundle():
-    return load_domain(DOMAIN)
-
-
-@pytest.fixture(scope="module")
-def cases(bundle):
-    return load_suite(bundle.cases_path)
 
 
 def test_nothing_is_changed_for_anyone_but_the_account_holder(bundle):
