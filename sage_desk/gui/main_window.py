@@ -35,6 +35,7 @@ from sage_desk.core.locations import sops_dir
 from sage_desk.gui.common.errors import ErrorNotifier
 from sage_desk.gui.common.settings import open_settings
 from sage_desk.gui.common.widgets import PlaceholderScreen, icon
+from sage_desk.gui.common.workspace import Workspace
 
 DEFAULT_SIZE = QSize(1400, 860)
 STATUS_TIMEOUT_MS = 8000
@@ -59,7 +60,7 @@ def _editor(window: MainWindow) -> QWidget:
 def _leaderboard(window: MainWindow) -> QWidget:
     from sage_desk.gui.leaderboard import LeaderboardScreen
 
-    return LeaderboardScreen(db_url=window.db_url, notifier=window.notifier)
+    return LeaderboardScreen(workspace=window.workspace, notifier=window.notifier)
 
 
 def _placeholder(title: str, text: str) -> Callable[[MainWindow], QWidget]:
@@ -97,6 +98,8 @@ class MainWindow(QMainWindow):
         self.notifier = notifier or ErrorNotifier(self)
         self.settings = open_settings(settings_home)
         self.db_url = db_url
+        self.workspace = Workspace(db_url=db_url, parent=self)
+        self.workspace.open_conversation_requested.connect(self._open_in_review)
         self.specs = screens if screens is not None else default_screens()
         self.screens: dict[str, QWidget] = {}
         self.nav = QListWidget()
@@ -159,6 +162,13 @@ class MainWindow(QMainWindow):
     def show_screen(self, key: str) -> None:
         """Switch to the screen `key`."""
         self.nav.setCurrentRow([s.key for s in self.specs].index(key))
+
+    def _open_in_review(self, conversation_id: str) -> None:
+        review = self.screens.get("review")
+        if review is None or not hasattr(review, "show_conversation"):
+            return
+        self.show_screen("review")
+        review.show_conversation(conversation_id)
 
     def _on_screen_changed(self, row: int) -> None:
         if row < 0:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -26,39 +25,14 @@ from PySide6.QtWidgets import (
 from sage_desk.core.errors import SageError
 from sage_desk.core.export.charts import report_charts
 from sage_desk.core.export.leaderboard import leaderboard_report
-from sage_desk.core.locations import sample_runs_dir
 from sage_desk.core.metrics.load import results_for_runs
+from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.leaderboard.chart_view import ChartPanel
 from sage_desk.gui.leaderboard.model import LeaderboardModel
 
 ALL_DOMAINS = "All domains"
 EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run`"
 ROW_HEIGHT = 28
-
-
-def open_store(db_url: str | None) -> Any:
-    """The given database; else the user's when it has runs; else a copy of the shipped sample runs."""
-    from sage_desk.core.locations import user_data_dir
-    from sage_desk.core.store import Store
-    from sage_desk.core.store.engine import DB_FILENAME
-
-    if db_url:
-        return Store(db_url)
-    own = user_data_dir() / DB_FILENAME
-    if own.is_file():
-        store = Store(f"sqlite:///{own}")
-        if store.list_runs():
-            return store
-        store.close()
-    sample = sample_runs_dir() / "sample.db"
-    if sample.is_file():
-        # A copy in the user's data folder, made once: opening sets WAL mode and may migrate, the
-        # shipped file must stay as shipped, and what a newcomer does to the samples is kept.
-        copy = user_data_dir() / "sample-runs.db"
-        if not copy.is_file():
-            shutil.copyfile(sample, copy)
-        return Store(f"sqlite:///{copy}")
-    return Store(f"sqlite:///{own}")
 
 
 def run_label(run: Any) -> str:
@@ -72,11 +46,15 @@ class LeaderboardScreen(QWidget):
 
     message = Signal(str)
 
-    def __init__(self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None):
+    def __init__(self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None,
+                 workspace: Workspace | None = None):
         super().__init__(parent)
         self.setObjectName("leaderboard")
+        self.workspace = workspace or Workspace(db_url=db_url, store=store, parent=self)
+        self.workspace.runs_changed.connect(self._on_runs_written)
+        self.workspace.verdicts_changed.connect(self._on_verdicts_written)
         self.store = store
-        self.db_url = db_url
+        self._stale = False
         self.notifier = notifier
         self.results: dict[str, list[Any]] = {}  # run id -> conversations, read once
         self.report: dict[str, Any] = {}
@@ -194,10 +172,25 @@ class LeaderboardScreen(QWidget):
         super().showEvent(event)
         if self.store is None:
             self._open_store()
+        elif self._stale:
+            self.refresh()
+
+    def _on_runs_written(self) -> None:
+        # runs change often while one is going: read them again when next shown, not on every tick
+        self.results.clear()
+        self._stale = True
+        if self.isVisible() and self.store is not None:
+            self.refresh()
+
+    def _on_verdicts_written(self, run_id: str) -> None:
+        self.results.pop(run_id, None)
+        self._stale = True
+        if self.isVisible() and self.store is not None:
+            self.refresh()
 
     def _open_store(self) -> None:
         try:
-            self.store = open_store(self.db_url)
+            self.store = self.workspace.store()
         except SageError as exc:
             self._report_error("Could not open the run database", str(exc))
             return
@@ -207,6 +200,7 @@ class LeaderboardScreen(QWidget):
         """Read the list of runs again (newest first) and keep the selection where it can."""
         if self.store is None:
             return
+        self._stale = False
         chosen = set(self.selected_runs())
         runs = sorted(self.store.list_runs(), key=lambda r: r.created_at, reverse=True)
         self.results = {k: v for k, v in self.results.items() if k in chosen}  # re-read the rest

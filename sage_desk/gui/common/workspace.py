@@ -1,0 +1,83 @@
+"""The workspace every screen shares: one run database, and the signals that keep screens in step.
+
+The window owns one `Workspace`. Screens read and write runs through `workspace.store()` (opened
+on first use, never at construction, so the window shows at once) and talk to each other through
+its signals instead of holding references to one another:
+
+  runs_changed()                    a run was created, progressed, finished or was deleted
+  verdicts_changed(run_id)          verdicts or human overrides of a run changed
+  open_conversation_requested(id)   "show this conversation in Review" (the window switches screen)
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from sage_desk.core.locations import sample_runs_dir
+
+
+def open_store(db_url: str | None) -> Any:
+    """The given database; else the user's when it has runs; else a copy of the shipped sample runs."""
+    from sage_desk.core.locations import user_data_dir
+    from sage_desk.core.store import Store
+    from sage_desk.core.store.engine import DB_FILENAME
+
+    if db_url:
+        return Store(db_url)
+    own = user_data_dir() / DB_FILENAME
+    if own.is_file():
+        store = Store(f"sqlite:///{own}")
+        if store.list_runs():
+            return store
+        store.close()
+    sample = sample_runs_dir() / "sample.db"
+    if sample.is_file():
+        # A copy in the user's data folder, made once: opening sets WAL mode and may migrate, the
+        # shipped file must stay as shipped, and what a newcomer does to the samples is kept.
+        copy = user_data_dir() / "sample-runs.db"
+        if not copy.is_file():
+            shutil.copyfile(sample, copy)
+        return Store(f"sqlite:///{copy}")
+    return Store(f"sqlite:///{own}")
+
+
+class Workspace(QObject):
+    """The run database the screens share, opened lazily, and the signals between screens."""
+
+    runs_changed = Signal()
+    verdicts_changed = Signal(str)
+    open_conversation_requested = Signal(str)
+
+    def __init__(self, db_url: str | None = None, store: Any = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.db_url = db_url
+        self._store = store
+
+    def store(self) -> Any:
+        """The open Store; opened on first call (may raise SageError when the database cannot be opened)."""
+        if self._store is None:
+            self._store = open_store(self.db_url)
+        return self._store
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the database has been opened yet."""
+        return self._store is not None
+
+    def database_label(self) -> str:
+        """Where the runs live, for a status line: a file path, or the URL with any password hidden."""
+        if self._store is None:
+            return self.db_url or "(not opened yet)"
+        url = self._store.url
+        if url.drivername.startswith("sqlite") and url.database:
+            return url.database
+        return url.render_as_string(hide_password=True)
+
+    def close(self) -> None:
+        """Release the database connection pool."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
