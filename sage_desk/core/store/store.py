@@ -340,6 +340,11 @@ class Store:
         with self._writing() as session:
             return reviews.add_override(session, override)
 
+    def add_overrides(self, overrides: Sequence[reviews.NewOverride]) -> list[int]:
+        """Append several overrides in one transaction: all of them, or none when one is refused."""
+        with self._writing() as session:
+            return [reviews.add_override(session, o) for o in overrides]
+
     def overrides(self, run_id: str | None = None, conversation_id: str | None = None) -> list[OverrideRecord]:
         """Every override, oldest first, of a run and/or a conversation."""
         with self._reading() as session:
