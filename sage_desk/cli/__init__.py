@@ -18,6 +18,8 @@ from sage_desk import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("validate", "check graphs, domains and case suites"),
     "paths": ("paths", "list every start-to-end path of a graph"),
+    "import-sop": ("import_sop", "draft a graph from a prose SOP with a model"),
+    "diff-sop": ("diff_sop", "show how two graphs differ: nodes, edges, conditions"),
     "synthesize": ("synthesize", "write a case suite covering every path of a domain's graph"),
     "cases": ("cases", "summarise a case suite: buckets, conflict, tactics, uncovered paths"),
     "run": ("run", "run cases against agents (offline with the baselines)"),
