@@ -8,11 +8,20 @@ from pathlib import Path
 
 
 def app_root() -> Path:
-    """The folder holding `sops/` and `sample_runs/`: the checkout, or the desktop bundle."""
+    """The folder holding `sops/`, `sample_runs/` and `docs/`: the checkout, or the desktop bundle.
+
+    A PyInstaller bundle (packaging/sage-desk.spec) sets `sys.frozen` and unpacks its data into
+    `sys._MEIPASS` (the bundle's `_internal/` folder), with the same layout as the checkout.
+    """
     bundled = getattr(sys, "_MEIPASS", None)
-    if bundled:
+    if getattr(sys, "frozen", False) and bundled:
         return Path(bundled)
     return Path(__file__).resolve().parents[2]
+
+
+def is_bundled() -> bool:
+    """Whether this is the frozen desktop bundle rather than a Python installation."""
+    return bool(getattr(sys, "frozen", False) and getattr(sys, "_MEIPASS", None))
 
 
 def sops_dir() -> Path:
@@ -23,6 +32,11 @@ def sops_dir() -> Path:
 def sample_runs_dir() -> Path:
     """The checked-in sample run database."""
     return app_root() / "sample_runs"
+
+
+def docs_dir() -> Path:
+    """The user documentation (Markdown), shipped in the bundle beside `sops/`."""
+    return app_root() / "docs"
 
 
 def user_data_dir() -> Path:
