@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import socket
 import threading
 import time
 from collections import deque
@@ -126,6 +127,7 @@ class FakeOpenAIServer:
         if self._thread is not None:
             self._httpd.shutdown()
             self._thread.join(timeout)
+        self._httpd.drop_connections()
         self._httpd.server_close()
 
     def __enter__(self) -> FakeOpenAIServer:
@@ -218,10 +220,36 @@ class _Server(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], fake: FakeOpenAIServer) -> None:
         self.fake = fake
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
         super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.connections_lock:
+            self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.connections_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def drop_connections(self) -> None:
+        """End every kept-alive connection, so no handler thread outlives the server."""
+        with self.connections_lock:
+            held = list(self.connections)
+        for conn in held:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed by the client
 
 
 class _Handler(BaseHTTPRequestHandler):
+    # Keep-alive, like OpenAI, vLLM and Ollama: with HTTP/1.0 every completion would open a new
+    # TCP connection and the client's connect cost would be measured as the harness's.
+    protocol_version = "HTTP/1.1"
+    timeout = 30  # an idle kept-alive connection is closed after this many seconds
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
@@ -229,12 +257,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         """Answer one chat completion, or the fault the server is told to produce."""
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))  # always: the connection is reused
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}})
             return
         fake = self.server.fake
         try:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+            body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             self._send(400, {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}})
             return
@@ -250,6 +279,7 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(fake.latency)
         if fault == "timeout":
             fake._hold()
+            self.close_connection = True
             return  # close without a reply: the client has timed out by now
         if fault in _ERRORS:
             status, kind, message = _ERRORS[fault]
