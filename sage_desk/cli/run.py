@@ -21,6 +21,8 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="judge model, repeatable: a litellm model, baseline:heuristic, or none")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="spread conversations over N processes (for fast local servers, where one process is CPU-bound)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for model calls (Ollama, vLLM ...)")
     parser.add_argument("--cases", metavar="ID,ID", help="only these case ids")
@@ -43,6 +45,8 @@ def _spec(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     if not args.resume and (not args.domain or not args.agent):
         return fail("name --domain and at least one --agent (or --resume RUN_ID)", USAGE)
+    if args.workers < 1:
+        return fail("--workers must be at least 1", USAGE)
     try:
         store = open_store(args)
         return _execute(args, store)
@@ -55,17 +59,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _execute(args: argparse.Namespace, store: Any) -> int:
     from sage_desk.core.engine.runner import Runner, RunSpec
-    from sage_desk.core.judge.factory import make_judges
-    from sage_desk.core.rules.hook import verdict_hook
+    from sage_desk.core.rules.hook import VerdictHooks
 
     if args.resume:
         run_id = args.resume
         spec = RunSpec(**store.get_run(run_id).config)
     else:
         spec = _spec(args)
-    judges = make_judges(spec.judges, api_base=spec.api_base)
     bar = _ProgressBar(quiet=args.quiet)
-    runner = Runner(store, on_progress=bar.update, post=verdict_hook(store, judges))
+    runner = Runner(store, on_progress=bar.update, post_factory=VerdictHooks(tuple(spec.judges), spec.api_base),
+                    workers=args.workers)
     if not args.resume:
         run_id = runner.create(spec)
     print(f"run {run_id}: {spec.domain}, agents {', '.join(spec.agents)}, user {spec.user}, "

@@ -21,6 +21,7 @@ from sage_desk.core.cases.suite import load_suite
 from sage_desk.core.domain.loader import DomainBundle, load_domain
 from sage_desk.core.engine.conversation import Outcome, run_conversation
 from sage_desk.core.engine.events import TerminationReason
+from sage_desk.core.engine.workers import Delta, WorkerJob, WorkerPool, split
 from sage_desk.core.errors import RunError
 
 
@@ -69,6 +70,7 @@ class Progress:
 
 
 PostHook = Callable[[str, Case, DomainBundle, Outcome], Awaitable[None]]
+PostFactory = Callable[[Any], PostHook]  # store -> hook; picklable, for worker processes
 
 
 def conversation_seed(seed: int, case_id: str, agent: str, repeat: int) -> int:
@@ -93,10 +95,20 @@ class Runner:
 
     def __init__(self, store: Any, on_progress: Callable[[Progress], None] | None = None,
                  post: PostHook | None = None, agent_options: dict[str, Any] | None = None,
-                 user_options: dict[str, Any] | None = None):
+                 user_options: dict[str, Any] | None = None, workers: int = 1,
+                 post_factory: PostFactory | None = None):
+        """`workers` > 1 spreads conversations over that many processes (see engine/workers.py);
+        they need `post_factory` (picklable: it builds the post-hook on each worker's own store)
+        instead of `post`, and a database other than an in-memory one."""
+        if workers < 1:
+            raise RunError("workers must be at least 1")
         self.store = store
         self.on_progress = on_progress
-        self.post = post
+        self.post = post if post is not None or post_factory is None else post_factory(store)
+        self.post_factory = post_factory
+        self.workers = workers
+        self.on_delta: Callable[[Delta], None] | None = None  # set in a worker process
+        self._pool: WorkerPool | None = None
         self.agent_options = agent_options or {}
         self.user_options = user_options or {}
         self._cancel = asyncio.Event()
@@ -144,16 +156,15 @@ class Runner:
 
     def _cancel_now(self) -> None:
         self._cancel.set()
+        if self._pool is not None:
+            self._pool.cancel()
         for task in self._tasks:
             task.cancel()
 
     async def execute(self, run_id: str) -> Progress:
         """Run every unfinished conversation of `run_id`."""
         self._loop = asyncio.get_running_loop()
-        run = self.store.get_run(run_id)
-        spec = RunSpec(**run.config)
-        bundle = load_domain(spec.domain)
-        cases = {c.id: c for c in load_cases(bundle, spec)}
+        spec = RunSpec(**self.store.get_run(run_id).config)
         todo = self.store.unfinished_conversations(run_id)
         all_rows = self.store.conversations(run_id=run_id)
         self.progress = Progress(total=len(all_rows))
@@ -161,7 +172,50 @@ class Runner:
         self.progress.errored = sum(1 for c in all_rows if c.status == "errored")
         self.store.set_run_status(run_id, "running")
         self._report()
-        limit = asyncio.Semaphore(spec.concurrency)
+        if self._sharded(todo):
+            await self._play_in_workers(run_id, spec, todo)
+        else:
+            await self._play_rows(todo, spec, spec.concurrency)
+        status = "cancelled" if self._cancel.is_set() else "finished"
+        self.store.set_run_status(run_id, status)
+        return self.progress
+
+    async def play_share(self, run_id: str, conversation_ids: set[str], concurrency: int) -> None:
+        """A worker's part of `execute`: play these unfinished conversations; the parent keeps the run's status."""
+        self._loop = asyncio.get_running_loop()
+        spec = RunSpec(**self.store.get_run(run_id).config)
+        rows = [r for r in self.store.unfinished_conversations(run_id) if r.id in conversation_ids]
+        self.progress = Progress(total=len(rows))
+        await self._play_rows(rows, spec, concurrency)
+
+    def _sharded(self, todo: list[Any]) -> bool:
+        if self.workers == 1 or len(todo) < 2:
+            return False
+        url = self.store.url
+        if url.drivername.startswith("sqlite") and url.database in (None, "", ":memory:"):
+            raise RunError("worker processes need a database file or server, not an in-memory database")
+        if self.post is not None and self.post_factory is None:
+            raise RunError("worker processes need a post_factory, not a post hook bound to this process's store")
+        return True
+
+    async def _play_in_workers(self, run_id: str, spec: RunSpec, todo: list[Any]) -> None:
+        shares = split([row.id for row in todo], self.workers)
+        per_worker = max(1, -(-spec.concurrency // len(shares)))
+        url = self.store.url.render_as_string(hide_password=False)
+        jobs = [WorkerJob(url, run_id, share, per_worker, self.agent_options, self.user_options, self.post_factory)
+                for share in shares]
+        self._pool = WorkerPool(jobs, on_delta=self._add_delta)
+        if self._cancel.is_set():
+            return
+        try:
+            await self._pool.run()
+        finally:
+            self._pool = None
+
+    async def _play_rows(self, rows: list[Any], spec: RunSpec, concurrency: int) -> None:
+        bundle = load_domain(spec.domain)
+        cases = {c.id: c for c in load_cases(bundle, spec)}
+        limit = asyncio.Semaphore(concurrency)
 
         async def one(row: Any) -> None:
             async with limit:
@@ -175,15 +229,12 @@ class Runner:
                     return
                 await self._play(row, case, bundle, spec)
 
-        self._tasks = [asyncio.ensure_future(one(row)) for row in todo]
+        self._tasks = [asyncio.ensure_future(one(row)) for row in rows]
         results = await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
         for result in results:
             if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                 raise result
-        status = "cancelled" if self._cancel.is_set() else "finished"
-        self.store.set_run_status(run_id, status)
-        return self.progress
 
     def _client(self, spec: RunSpec) -> Any:
         """One LLM client per run, so per-provider concurrency limits hold across conversations."""
@@ -212,15 +263,21 @@ class Runner:
         self._count(outcome, errored=outcome.reason == TerminationReason.ERROR)
 
     def _count(self, outcome: Outcome | None, errored: bool) -> None:
+        usage = [e for e in (outcome.events if outcome else []) if e.type == "llm_usage"]
+        delta = Delta(errored=errored, prompt_tokens=sum(e.prompt_tokens for e in usage),
+                      completion_tokens=sum(e.completion_tokens for e in usage), cost_usd=sum(e.cost_usd for e in usage))
+        if self.on_delta is not None:
+            self.on_delta(delta)  # a worker: the parent process keeps the run's progress
+        self._add_delta(delta)
+
+    def _add_delta(self, delta: Delta) -> None:
         progress = self.progress
         assert progress is not None
         progress.done += 1
-        progress.errored += int(errored)
-        for event in outcome.events if outcome else []:
-            if event.type == "llm_usage":
-                progress.prompt_tokens += event.prompt_tokens
-                progress.completion_tokens += event.completion_tokens
-                progress.cost_usd += event.cost_usd
+        progress.errored += int(delta.errored)
+        progress.prompt_tokens += delta.prompt_tokens
+        progress.completion_tokens += delta.completion_tokens
+        progress.cost_usd += delta.cost_usd
         self._report()
 
     def _report(self) -> None:

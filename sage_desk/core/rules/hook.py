@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sage_desk.core.cases.model import Case
@@ -35,3 +36,19 @@ def verdict_hook(store: Any, judges: Sequence[Any] = ()) -> Any:
                                 await judge_conversation(judge, conversation_id, case, bundle, outcome.events))
 
     return post
+
+
+@dataclass(frozen=True)
+class VerdictHooks:
+    """A picklable post-hook factory: on a given store, the rule engine and these judges.
+
+    Worker processes (`Runner(workers=N)`) each build their hook from it on their own store.
+    """
+
+    judges: tuple[str, ...] = ()
+    api_base: str | None = None
+
+    def __call__(self, store: Any) -> Any:
+        from sage_desk.core.judge.factory import make_judges
+
+        return verdict_hook(store, make_judges(list(self.judges), api_base=self.api_base))

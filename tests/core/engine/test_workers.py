@@ -1,0 +1,114 @@
+"""Runs spread over worker processes: every conversation once, progress folded, cancel, resume."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import pytest
+
+from sage_desk.core.engine.runner import Runner, RunSpec
+from sage_desk.core.engine.workers import split
+from sage_desk.core.errors import RunError
+from sage_desk.core.rules.hook import VerdictHooks, verdict_hook
+from sage_desk.core.store import Store
+
+CASES = ["nl-001", "nl-002", "nl-003", "nl-004", "nl-005", "nl-006"]
+
+
+def make_store(tmp_path):
+    return Store(f"sqlite:///{tmp_path / 'runs.db'}")
+
+
+def spec(**kw):
+    base = dict(domain="northline", agents=["baseline:oracle", "baseline:complier"], cases=CASES, repeats=2, concurrency=4)
+    return RunSpec(**{**base, **kw})
+
+
+def test_split_is_round_robin_without_empty_shares():
+    assert split(["a", "b", "c", "d", "e"], 2) == [["a", "c", "e"], ["b", "d"]]
+    assert split(["a"], 3) == [["a"]]
+
+
+def test_two_workers_play_every_conversation_exactly_once_with_verdicts(tmp_path):
+    store = make_store(tmp_path)
+    seen = []
+    runner = Runner(store, on_progress=lambda p: seen.append(p.done), post_factory=VerdictHooks(), workers=2)
+    run_id = runner.create(spec())
+    progress = asyncio.run(runner.execute(run_id))
+
+    assert progress.done == progress.total == 24 and progress.errored == 0
+    assert seen[-1] == 24 and seen == sorted(seen)
+    convs = store.conversations(run_id=run_id)
+    assert {c.status.value for c in convs} == {"finished"}
+    assert store.get_run(run_id).status.value == "finished"
+    for conv in convs:
+        events = store.events(conv.id)
+        assert [e.seq for e in events] == list(range(len(events)))  # one writer per conversation: no duplicates
+        assert any(v.criterion == "outcome" for v in store.verdicts(conversation_id=conv.id, source="rules"))
+
+
+def test_workers_give_the_same_outcomes_as_one_process(tmp_path):
+    one, two = Store(f"sqlite:///{tmp_path / 'one.db'}"), Store(f"sqlite:///{tmp_path / 'two.db'}")
+    results = []
+    for store, workers in ((one, 1), (two, 2)):
+        runner = Runner(store, post_factory=VerdictHooks(), workers=workers)
+        run_id = runner.create(spec())
+        asyncio.run(runner.execute(run_id))
+        results.append(sorted((c.case_id, c.agent, c.repeat, c.termination, len(store.events(c.id)),
+                               sorted((v.criterion, v.passed) for v in store.verdicts(conversation_id=c.id)))
+                              for c in store.conversations(run_id=run_id)))
+    assert results[0] == results[1]
+
+
+def test_cancel_stops_the_workers_and_resume_finishes_the_run(tmp_path):
+    store = make_store(tmp_path)
+
+    def cancel_after_first(progress):
+        if progress.done >= 1:
+            runner.cancel()
+
+    runner = Runner(store, on_progress=cancel_after_first, post_factory=VerdictHooks(), workers=2)
+    run_id = runner.create(spec(repeats=6, concurrency=2))
+    asyncio.run(runner.execute(run_id))
+    assert store.get_run(run_id).status.value == "cancelled"
+    assert 0 < len(store.unfinished_conversations(run_id)) < 72
+
+    progress = asyncio.run(Runner(store, post_factory=VerdictHooks(), workers=2).execute(run_id))
+    assert progress.done == 72 and not store.unfinished_conversations(run_id)
+
+
+def test_a_killed_worker_is_reported_and_its_conversations_stay_resumable(tmp_path):
+    store = make_store(tmp_path)
+    killed = []
+
+    def kill_one_worker(progress):
+        pool = runner._pool
+        if pool is not None and not killed and progress.done >= 1:
+            victim = pool.processes[0]
+            os.kill(victim.pid, signal.SIGKILL)
+            killed.append(victim.pid)
+
+    runner = Runner(store, on_progress=kill_one_worker, post_factory=VerdictHooks(), workers=2)
+    run_id = runner.create(spec(repeats=6, concurrency=2))
+    with pytest.raises(RunError, match="worker process failed"):
+        asyncio.run(runner.execute(run_id))
+    assert killed and store.unfinished_conversations(run_id)
+
+    progress = asyncio.run(Runner(store, post_factory=VerdictHooks(), workers=2).execute(run_id))
+    assert progress.done == 72 and not store.unfinished_conversations(run_id)
+
+
+def test_workers_refuse_an_in_memory_database_and_a_bound_post_hook(tmp_path):
+    memory = Store("sqlite://")
+    runner = Runner(memory, workers=2)
+    run_id = runner.create(spec())
+    with pytest.raises(RunError, match="in-memory"):
+        asyncio.run(runner.execute(run_id))
+
+    store = make_store(tmp_path)
+    bound = Runner(store, post=verdict_hook(store), workers=2)
+    run_id = bound.create(spec())
+    with pytest.raises(RunError, match="post_factory"):
+        asyncio.run(bound.execute(run_id))
