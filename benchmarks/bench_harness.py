@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import multiprocessing
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -28,7 +29,7 @@ from fakes import FakeOpenAIServer, FakeReply, FakeToolCall  # noqa: E402
 from sage_desk.core.cases.suite import load_suite  # noqa: E402
 from sage_desk.core.domain import load_domain  # noqa: E402
 from sage_desk.core.engine.runner import Runner, RunSpec  # noqa: E402
-from sage_desk.core.rules.hook import verdict_hook  # noqa: E402
+from sage_desk.core.rules.hook import VerdictHooks, verdict_hook  # noqa: E402
 from sage_desk.core.store import Store  # noqa: E402
 
 
@@ -50,7 +51,14 @@ def serve(latency: float, port_out: Any, stop: Any) -> None:
         port_out.put((server.base_url, len(server.requests)))
 
 
-def llm_run(conversations: int, concurrency: int, latency: float) -> None:
+def _cpu() -> float:
+    """CPU seconds of this process and its finished worker processes (not the fake server, still running)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+
+
+def llm_run(conversations: int, concurrency: int, latency: float, model: str = "openai/fake-agent", workers: int = 1) -> None:
     bundle = load_domain("northline")
     ids = [c.id for c in load_suite(bundle.cases_path)]
     repeats = -(-conversations // len(ids))
@@ -62,9 +70,9 @@ def llm_run(conversations: int, concurrency: int, latency: float) -> None:
     server = type("Remote", (), {"base_url": base_url})()
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(f"sqlite:///{tmp}/bench.db")
-        spec = RunSpec(domain="northline", agents=["openai/fake-agent"], repeats=repeats, concurrency=concurrency,
+        spec = RunSpec(domain="northline", agents=[model], repeats=repeats, concurrency=concurrency,
                        api_base=server.base_url)
-        runner = Runner(store, post=verdict_hook(store), agent_options={"api_key": "bench"})
+        runner = Runner(store, post_factory=VerdictHooks(), agent_options={"api_key": "bench"}, workers=workers)
         run_id = runner.create(spec)
         extra = store.conversations(run_id=run_id)[conversations:]
         for c in extra:  # trim to exactly N conversations
@@ -73,19 +81,20 @@ def llm_run(conversations: int, concurrency: int, latency: float) -> None:
         # Warm up: litellm imports most of itself lazily on the first call (seconds, once per process).
         from sage_desk.core.llm import LlmClient
 
-        LlmClient().complete_sync("openai/warm-up", [{"role": "user", "content": "hi"}], api_base=server.base_url, api_key="x")
-        started, cpu0 = time.perf_counter(), time.process_time()
+        LlmClient().complete_sync(model, [{"role": "user", "content": "hi"}], api_base=server.base_url, api_key="x")
+        started, cpu0 = time.perf_counter(), _cpu()
         progress = asyncio.run(runner.execute(run_id))
-        cpu = time.process_time() - cpu0
+        cpu = _cpu() - cpu0
         wall = time.perf_counter() - started
     stop.set()
     _, served = port_out.get(timeout=30)
     proc.join(timeout=10)
     llm_calls = served - 1  # less the warm-up call
     ideal = llm_calls * latency / concurrency
-    print(f"LLM run: {conversations} conversations, {llm_calls} completions at {latency * 1000:.0f} ms, concurrency {concurrency}")
+    print(f"LLM run: {conversations} conversations of {model}, {llm_calls} completions at {latency * 1000:.0f} ms, "
+          f"concurrency {concurrency}, {workers} worker process(es)")
     print(f"  wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {wall / ideal:.2f} (target <= 1.25); errored {progress.errored}")
-    print(f"  harness process CPU {cpu:.2f} s, {cpu / llm_calls * 1000:.1f} ms per completion (litellm + openai SDK + engine + store;"
+    print(f"  harness CPU {cpu:.2f} s (workers included), {cpu / llm_calls * 1000:.1f} ms per completion (litellm + openai SDK + engine + store;"
           " the fake server runs in another process)")
 
 
@@ -162,11 +171,13 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--skip-llm", action="store_true")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes for the LLM run (Runner(workers=N))")
+    parser.add_argument("--model", default="openai/fake-agent", help="the agent model; hosted_vllm/NAME uses litellm's own HTTP client instead of the OpenAI SDK")
     args = parser.parse_args()
     offline_cpu()
     per_turn_cpu()
     if not args.skip_llm:
-        llm_run(args.conversations, args.concurrency, args.latency)
+        llm_run(args.conversations, args.concurrency, args.latency, args.model, args.workers)
 
 
 if __name__ == "__main__":
