@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("show", "print one conversation with its tool calls and verdicts"),
     "report": ("report", "per-model metrics of a run (table, json, csv, html)"),
     "rejudge": ("rejudge", "score a run's stored conversations again with other judges"),
+    "doctor": ("doctor", "check this machine: Python, Qt, display, fonts, database, keyring, litellm, data"),
     "label": ("label", "import human labels in bulk from CSV, as overrides"),
     "calibration": ("calibration", "judge vs human agreement per criterion; --calibrate MODEL with few-shot examples"),
     "export-calibration": ("export_calibration", "write a run's labelled items as a calibration set (jsonl, csv)"),
