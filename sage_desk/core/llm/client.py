@@ -21,6 +21,7 @@ from typing import Any
 
 from sage_desk.core.llm.pricing import call_cost
 from sage_desk.core.llm.redact import redact
+from sage_desk.core.llm.secrets import api_key_for
 from sage_desk.core.llm.types import LlmError, LlmReply, ToolCallRequest, Usage
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,8 @@ class LlmClient:
         Extra keyword `params` (max_tokens, response_format ...) go to litellm unchanged.
         """
         litellm = load_litellm()
+        if api_key is None and mock_response is None:
+            api_key = api_key_for(model, api_base)  # environment, else keyring (core/llm/secrets.py)
         request = self._request(model, messages, tools, api_base, api_key, temperature, timeout, mock_response, seed, params)
         for attempt in range(max_retries + 1):
             started = time.perf_counter()
