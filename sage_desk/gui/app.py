@@ -7,11 +7,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication
 
 from sage_desk import __version__
 from sage_desk.gui.common.errors import ErrorNotifier
+from sage_desk.gui.common.tour import offer_tour
 from sage_desk.gui.common.widgets import icon, stylesheet
 from sage_desk.gui.main_window import MainWindow
 
@@ -24,7 +26,8 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName("SAGE Desk")
     app.setOrganizationName("SAGE Desk")
     app.setApplicationVersion(__version__)
-    app.setWindowIcon(icon("editor"))
+    app.setWindowIcon(icon("sage-desk"))
+    app.setDesktopFileName("sage-desk")  # ties windows to packaging/sage-desk.desktop (its icon, on Wayland)
     font = QFont(app.font())
     font.setPointSizeF(10)
     app.setFont(font)
@@ -65,6 +68,7 @@ def run_app(screenshot_dir: str | None = None, db_url: str | None = None) -> int
             print("\n".join(str(p) for p in written))
             return 0
         window.show()
+        QTimer.singleShot(0, lambda: offer_tour(window))  # once laid out, so the card points at the right item
         code = app.exec()
         release_clipboard(app)
         return code

@@ -198,6 +198,8 @@ class MainWindow(QMainWindow):
         shortcuts = help_menu.addAction("Keyboard Shortcuts")
         shortcuts.setShortcut(QKeySequence("F1"))
         shortcuts.triggered.connect(self.show_shortcuts)
+        help_menu.addAction("Take the Tour").triggered.connect(self.take_tour)
+        help_menu.addAction("Documentation").triggered.connect(self.show_documentation)
         help_menu.addAction("About SAGE Desk").triggered.connect(self._about)
 
     @staticmethod
@@ -262,6 +264,18 @@ class MainWindow(QMainWindow):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
+
+    def take_tour(self) -> QWidget:
+        """Open the tour of the screens (Help > Take the Tour; shown by itself on the first start)."""
+        from sage_desk.gui.common.tour import start_tour
+
+        return start_tour(self)
+
+    def show_documentation(self) -> QWidget:
+        """Open the shipped docs in a window (Help > Documentation)."""
+        from sage_desk.gui.common.docs_viewer import show_docs
+
+        return show_docs(self)
 
     def _about(self) -> None:
         QMessageBox.about(self, "About SAGE Desk", f"<b>SAGE Desk {__version__}</b><p>Test LLM customer-service "
