@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from sage_desk.core.engine.events import Event, LlmUsage, TerminationReason, event_to_dict, parse_event
 from sage_desk.core.rules.verdict import Verdict
-from sage_desk.core.store import reviews
+from sage_desk.core.store import browse, reviews
 from sage_desk.core.store.engine import default_url, make_engine, read_engine
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.migrate import upgrade
@@ -349,6 +349,16 @@ class Store:
         """Every override, oldest first, of a run and/or a conversation."""
         with self._reading() as session:
             return reviews.overrides(session, run_id, conversation_id)
+
+    def conversation_table(self, run_id: str, conversation_ids: Sequence[str] | None = None) -> browse.ConversationTable:
+        """The Review list of a run (or of some of its conversations): rows with verdict summaries, one query."""
+        with self._reading() as session:
+            return browse.conversation_table(session, run_id, conversation_ids)
+
+    def search_transcripts(self, run_id: str, text: str) -> set[str]:
+        """Conversations of a run whose customer or agent messages contain `text`."""
+        with self._reading() as session:
+            return browse.search_transcripts(session, run_id, text)
 
     def add_judge_examples(self, examples: Iterable[JudgeExample | dict[str, Any]]) -> list[int]:
         """Store labelled calibration examples; returns their ids."""

@@ -1,0 +1,305 @@
+"""The review list of one run: every conversation with its verdict summary, read in one query.
+
+The Review screen lists up to 100,000 conversations and filters them as the reviewer types, so
+the list is read once into parallel columns (plain lists and `array`s, strings interned) and
+filtered in Python over precomputed values; nothing is read per row. The verdict summary is
+aggregated in SQL with each verdict's latest human override applied, so a reviewer's correction
+changes the counts the way it changes the metrics.
+
+Summary columns, per conversation:
+- rules_failed: rule verdicts (source `rules`) that failed;
+- judge_mean: the mean judge score (every non-rule source, unscored left out);
+- failing: the failed criteria of every source (`catastrophic.free_goods`, `judge.empathy` ...);
+- overridden: verdicts with a human override; disagree: those where the human's pass/fail differs
+  from the machine's, or the score moved by `DISAGREE_SCORE` or more.
+
+"Failures" are conversations with a failed rule, or an errored one: the judge's opinions are shown
+beside, not counted, since the heuristic judge fails something in nearly every conversation.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Select, and_, case, false, func, literal, or_, select
+from sqlalchemy.orm import Session
+
+from sage_desk.core.rules.verdict import RULES_SOURCE
+from sage_desk.core.store.schema import ConversationRow, EventRow, OverrideRow, VerdictRow
+
+DISAGREE_SCORE = 0.25
+"""A human score this far from the machine's counts as a disagreement even when pass/fail agree."""
+TEXT_EVENTS = ("customer_message", "agent_message")
+_SEPARATOR = "\x1f"  # joins failed criteria in SQL; no criterion contains it
+
+
+@dataclass(frozen=True)
+class BrowseFilter:
+    """What the reviewer narrowed the list to; None or empty means no narrowing."""
+
+    agent: str | None = None
+    bucket: str | None = None
+    conflict: str | None = None
+    failing: str | None = None
+    """A failed criterion (`outcome`), or a family ending in `.*` (`catastrophic.*`)."""
+    failures_only: bool = False
+    disagree_only: bool = False
+    text: str = ""
+    """Case-insensitive text in the conversation id, case id, model or a failed criterion."""
+    text_ids: frozenset[str] | None = None
+    """Conversations whose transcript matched `text` (from `search_transcripts`): also kept."""
+
+
+@dataclass
+class ConversationTable:
+    """One run's conversations as parallel columns, in case, model, repeat order."""
+
+    run_id: str
+    domain: str = ""
+    ids: list[str] = field(default_factory=list)
+    case_ids: list[str] = field(default_factory=list)
+    agents: list[str] = field(default_factory=list)
+    repeats: array = field(default_factory=lambda: array("i"))
+    buckets: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    statuses: list[str] = field(default_factory=list)
+    endings: list[str] = field(default_factory=list)
+    """How it ended: the termination reason (`closed`, `handed_over` ...), else the status."""
+    rules_failed: array = field(default_factory=lambda: array("i"))
+    """Failed rule verdicts; -1 when the conversation has no verdicts at all."""
+    judge_mean: array = field(default_factory=lambda: array("d"))
+    """Mean judge score; nan when no judge scored."""
+    failing: list[tuple[str, ...]] = field(default_factory=list)
+    overridden: array = field(default_factory=lambda: array("i"))
+    disagree: array = field(default_factory=lambda: array("i"))
+    _haystack: list[str] = field(default_factory=list, repr=False)
+    _row_of: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def row_of(self, conversation_id: str) -> int | None:
+        """The row of a conversation, or None when it is not in this run."""
+        if len(self._row_of) != len(self.ids):
+            self._row_of = {cid: i for i, cid in enumerate(self.ids)}
+        return self._row_of.get(conversation_id)
+
+    def judge_score(self, row: int) -> float | None:
+        """The mean judge score of a row, or None when no judge scored it."""
+        value = self.judge_mean[row]
+        return None if math.isnan(value) else value
+
+    def judge_failed(self, row: int) -> int:
+        """How many judge criteria failed (several judges failing one criterion count once)."""
+        return sum(1 for c in self.failing[row] if c.startswith("judge"))
+
+    def outcome_passed(self, row: int) -> bool | None:
+        """Whether the `outcome` rule passed; None before any verdict."""
+        return None if self.rules_failed[row] < 0 else "outcome" not in self.failing[row]
+
+    def is_failure(self, row: int) -> bool:
+        """A failed rule, or an errored conversation."""
+        return self.rules_failed[row] > 0 or self.statuses[row] == "errored"
+
+    def choices(self) -> dict[str, list[str]]:
+        """The values each filter can take in this run (models, buckets, conflicts, failed criteria)."""
+        failing = sorted({c for row in self.failing for c in row})
+        families = sorted({c.rsplit(".", 1)[0] + ".*" for c in failing if "." in c})
+        return {"agent": sorted(set(self.agents)), "bucket": sorted({b for b in self.buckets if b}),
+                "conflict": _conflict_order({c for c in self.conflicts if c}), "failing": families + failing}
+
+    def filter(self, spec: BrowseFilter, rows: Iterable[int] | None = None) -> list[int]:
+        """The rows `spec` keeps, in order."""
+        keep: list[int] = list(range(len(self.ids))) if rows is None else list(rows)
+        for column, value in ((self.agents, spec.agent), (self.buckets, spec.bucket), (self.conflicts, spec.conflict)):
+            if value:
+                keep = [i for i in keep if column[i] == value]
+        if spec.failing:
+            test = _criterion_test(spec.failing)
+            keep = [i for i in keep if any(test(c) for c in self.failing[i])]
+        if spec.failures_only:
+            failed, statuses = self.rules_failed, self.statuses
+            keep = [i for i in keep if failed[i] > 0 or statuses[i] == "errored"]
+        if spec.disagree_only:
+            disagree = self.disagree
+            keep = [i for i in keep if disagree[i] > 0]
+        if spec.text.strip():
+            keep = self._search(keep, spec.text.strip().lower(), spec.text_ids or frozenset())
+        return keep
+
+    def _search(self, keep: list[int], needle: str, also: frozenset[str]) -> list[int]:
+        if len(self._haystack) != len(self.ids):
+            self._haystack = ["\t".join((cid, case_id, agent, *failing)).lower() for cid, case_id, agent, failing
+                              in zip(self.ids, self.case_ids, self.agents, self.failing, strict=True)]
+        hay, ids = self._haystack, self.ids
+        return [i for i in keep if needle in hay[i] or ids[i] in also]
+
+    def sort_key(self, column: str) -> Callable[[int], Any]:
+        """A key for sorting rows by a column name (missing judge scores last)."""
+        if column == "judge_mean":
+            return lambda i: (math.isnan(self.judge_mean[i]), self.judge_mean[i])
+        if column == "conflict":
+            order = {c: n for n, c in enumerate(_conflict_order(set(self.conflicts)))}
+            return lambda i: order.get(self.conflicts[i], 99)
+        values = getattr(self, column)
+        return lambda i: values[i]
+
+    def replace_row(self, row: int, other: ConversationTable) -> None:
+        """Take the summary of `other`'s single row (re-read after an override) into `row`."""
+        for name in _COLUMNS:
+            getattr(self, name)[row] = getattr(other, name)[0]
+        self._haystack = []
+
+
+_COLUMNS = ("ids", "case_ids", "agents", "repeats", "buckets", "conflicts", "statuses", "endings", "rules_failed",
+            "judge_mean", "failing", "overridden", "disagree")
+_CONFLICT_ORDER = ("zero", "weak", "strong")
+
+
+def _conflict_order(values: set[str]) -> list[str]:
+    return [c for c in _CONFLICT_ORDER if c in values] + sorted(values - set(_CONFLICT_ORDER))
+
+
+def _criterion_test(wanted: str) -> Callable[[str], bool]:
+    if wanted.endswith(".*"):
+        prefix = wanted[:-1]
+        return lambda c: c.startswith(prefix)
+    return lambda c: c == wanted
+
+
+# --- the query ---------------------------------------------------------------------------------
+
+
+def _latest_overrides() -> Any:
+    """Each (conversation, criterion, source)'s newest override: the one in effect."""
+    o = OverrideRow.__table__
+    newest = select(func.max(o.c.id).label("id")).group_by(o.c.conversation_id, o.c.criterion, o.c.source).subquery()
+    return (select(o.c.conversation_id, o.c.criterion, o.c.source, o.c.human_passed, o.c.human_score,
+                   o.c.original_passed, o.c.original_score)
+            .join(newest, newest.c.id == o.c.id).subquery("latest"))
+
+
+def _summary(conversations: Select[Any], with_overrides: bool) -> Any:
+    """Per conversation: failed rules, mean judge score, failed criteria (and overrides, when asked).
+
+    Every aggregate costs a pass over ~17 verdicts per conversation (1.7 million rows on a big
+    run), so the plain summary computes only what the list shows; the override join is made only
+    for the few conversations a human has corrected (`conversation_table` merges the two).
+    """
+    v = VerdictRow.__table__
+    is_rule = v.c.source == RULES_SOURCE
+    if not with_overrides:
+        failed = and_(v.c.unscored == false(), v.c.passed == false())
+        columns = [func.avg(case((and_(~is_rule, v.c.unscored == false()), v.c.score))).label("judge_mean"),
+                   literal(0).label("overridden"), literal(0).label("disagree")]
+        joined: Any = v
+    else:
+        lo = _latest_overrides()
+        passed = case((lo.c.human_passed.is_not(None), lo.c.human_passed), else_=v.c.passed)
+        scored = or_(v.c.unscored == false(), lo.c.conversation_id.is_not(None))
+        failed = and_(scored, passed == false())
+        moved = or_(
+            and_(lo.c.human_passed.is_not(None), or_(lo.c.original_passed.is_(None), lo.c.human_passed != lo.c.original_passed)),
+            and_(lo.c.human_score.is_not(None), or_(lo.c.original_score.is_(None),
+                                                     func.abs(lo.c.human_score - lo.c.original_score) >= DISAGREE_SCORE)),
+        )
+        columns = [func.avg(case((and_(~is_rule, scored), func.coalesce(lo.c.human_score, v.c.score)))).label("judge_mean"),
+                   func.count(lo.c.conversation_id).label("overridden"), func.sum(case((moved, 1), else_=0)).label("disagree")]
+        joined = v.outerjoin(lo, and_(lo.c.conversation_id == v.c.conversation_id, lo.c.criterion == v.c.criterion,
+                                      lo.c.source == v.c.source))
+    return (
+        select(v.c.conversation_id.label("cid"),
+               func.sum(case((and_(is_rule, failed), 1), else_=0)).label("rules_failed"),
+               func.aggregate_strings(case((failed, v.c.criterion)), _SEPARATOR).label("failing"),
+               *columns)
+        .select_from(joined)
+        .where(v.c.conversation_id.in_(conversations))
+        .group_by(v.c.conversation_id)
+        .subquery("summary")
+    )
+
+
+def _rows_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[Any]:
+    c = ConversationRow.__table__
+    which = select(c.c.id).where(c.c.run_id == run_id)
+    if conversation_ids is not None:
+        which = which.where(c.c.id.in_(list(conversation_ids)))
+    s = _summary(which, with_overrides=False)
+    query = (
+        select(c.c.id, c.c.case_id, c.c.agent, c.c.repeat, c.c.bucket, c.c.conflict, c.c.status, c.c.termination,
+               s.c.rules_failed, s.c.judge_mean, s.c.failing, c.c.domain)
+        .select_from(c.outerjoin(s, s.c.cid == c.c.id))
+        .where(c.c.run_id == run_id)
+    )
+    if conversation_ids is not None:
+        query = query.where(c.c.id.in_(list(conversation_ids)))
+    return query.order_by(c.c.case_id, c.c.agent, c.c.repeat, c.c.id)
+
+
+def _overridden_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[Any]:
+    c, o = ConversationRow.__table__, OverrideRow.__table__
+    which = select(o.c.conversation_id).join(c, c.c.id == o.c.conversation_id).where(c.c.run_id == run_id)
+    if conversation_ids is not None:
+        which = which.where(o.c.conversation_id.in_(list(conversation_ids)))
+    s = _summary(which.distinct(), with_overrides=True)
+    return select(s.c.cid, s.c.rules_failed, s.c.judge_mean, s.c.failing, s.c.overridden, s.c.disagree)
+
+
+def conversation_table(session: Session, run_id: str, conversation_ids: Sequence[str] | None = None) -> ConversationTable:
+    """The run's conversations (or just the ones named) with their verdict summaries."""
+    table = ConversationTable(run_id)
+    names: dict[str, str] = {}
+    intern = names.setdefault  # one string object per distinct model, bucket, criterion ...
+    nan = math.nan
+    for (cid, case_id, agent, repeat, bucket, conflict, status, termination, rfail, jmean, failing, domain) in session.execute(
+            _rows_query(run_id, conversation_ids)):
+        table.domain = domain
+        table.ids.append(cid)
+        table.case_ids.append(case_id)
+        table.agents.append(intern(agent, agent))
+        table.repeats.append(repeat or 0)
+        table.buckets.append(intern(bucket or "", bucket or ""))
+        table.conflicts.append(intern(conflict or "", conflict or ""))
+        table.statuses.append(intern(status, status))
+        ending = termination or status
+        table.endings.append(intern(ending, ending))
+        table.rules_failed.append(-1 if rfail is None else rfail)
+        table.judge_mean.append(nan if jmean is None else float(jmean))
+        table.failing.append(_criteria(failing, intern))
+    table.overridden = array("i", bytes(4 * len(table.ids)))
+    table.disagree = array("i", bytes(4 * len(table.ids)))
+    for cid, rfail, jmean, failing, over, dis in session.execute(_overridden_query(run_id, conversation_ids)):
+        row = table.row_of(cid)
+        if row is not None:
+            table.rules_failed[row] = rfail or 0
+            table.judge_mean[row] = nan if jmean is None else float(jmean)
+            table.failing[row] = _criteria(failing, intern)
+            table.overridden[row], table.disagree[row] = over or 0, dis or 0
+    return table
+
+
+def _criteria(joined: str | None, intern: Callable[[str, str], str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(intern(f, f) for f in joined.split(_SEPARATOR))) if joined else ()
+
+
+def search_transcripts(session: Session, run_id: str, text: str, limit: int = 100_000) -> set[str]:
+    """Conversations of the run where a customer or agent message contains `text` (any case)."""
+    if not text.strip():
+        return set()
+    e, c = EventRow.__table__, ConversationRow.__table__
+    pattern = "%" + text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    message = e.c.data["text"].as_string()
+    query = (select(e.c.conversation_id).distinct()
+             .where(e.c.conversation_id.in_(select(c.c.id).where(c.c.run_id == run_id)))
+             .where(e.c.type.in_(TEXT_EVENTS), message.ilike(pattern, escape="\\"))
+             .limit(limit))
+    return set(session.scalars(query))
+
+
+def empty_table(run_id: str = "") -> ConversationTable:
+    """A table with no rows (before a run is chosen)."""
+    return ConversationTable(run_id)
