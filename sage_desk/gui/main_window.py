@@ -57,6 +57,12 @@ def _editor(window: MainWindow) -> QWidget:
     return SopEditor(window.notifier)
 
 
+def _calibration(window: MainWindow) -> QWidget:
+    from sage_desk.gui.calibration import CalibrationScreen
+
+    return CalibrationScreen(workspace=window.workspace, notifier=window.notifier)
+
+
 def _leaderboard(window: MainWindow) -> QWidget:
     from sage_desk.gui.leaderboard import LeaderboardScreen
 
@@ -77,9 +83,7 @@ def default_screens() -> list[ScreenSpec]:
         ScreenSpec("review", "Review", "review", _placeholder(
             "Review", "Review arrives in a later release: read each conversation beside its tool calls and "
             "verdicts, override the judge from the keyboard, and compare two models on the same case.")),
-        ScreenSpec("calibration", "Calibration", "calibration", _placeholder(
-            "Calibration", "Calibration arrives in a later release: see where the judge agrees with your "
-            "reviewers, re-judge with their corrections as examples, and export calibration sets.")),
+        ScreenSpec("calibration", "Calibration", "calibration", _calibration),
         ScreenSpec("leaderboard", "Leaderboard", "leaderboard", _leaderboard),
     ]
 
