@@ -69,6 +69,12 @@ def _leaderboard(window: MainWindow) -> QWidget:
     return LeaderboardScreen(workspace=window.workspace, notifier=window.notifier)
 
 
+def _review(window: MainWindow) -> QWidget:
+    from sage_desk.gui.review import ReviewScreen
+
+    return ReviewScreen(workspace=window.workspace, notifier=window.notifier)
+
+
 def _placeholder(title: str, text: str) -> Callable[[MainWindow], QWidget]:
     return lambda _window: PlaceholderScreen(title, text)
 
@@ -80,9 +86,7 @@ def default_screens() -> list[ScreenSpec]:
         ScreenSpec("runs", "Runs", "runs", _placeholder(
             "Runs", "Runs arrive in a later release: launch runs in the background with a progress bar, "
             "live counts, cost so far and cancel; a run stopped half-way resumes where it left off.")),
-        ScreenSpec("review", "Review", "review", _placeholder(
-            "Review", "Review arrives in a later release: read each conversation beside its tool calls and "
-            "verdicts, override the judge from the keyboard, and compare two models on the same case.")),
+        ScreenSpec("review", "Review", "review", _review),
         ScreenSpec("calibration", "Calibration", "calibration", _calibration),
         ScreenSpec("leaderboard", "Leaderboard", "leaderboard", _leaderboard),
     ]

@@ -1,0 +1,238 @@
+"""The conversation list: a QAbstractTableModel over a `ConversationTable`, filtered and sorted in Python.
+
+The model keeps the table (parallel columns read once from the store) and the list of row numbers
+the current filter keeps, in the current sort order. `data()` indexes straight into the columns,
+so showing a row costs the same on 100 or 100,000 conversations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from sage_desk.core.judge.rubric import PASS_THRESHOLD
+from sage_desk.core.store.browse import BrowseFilter, ConversationTable, empty_table
+
+Index = QModelIndex | QPersistentModelIndex
+FAIL = QColor("#b91c1c")
+PASS = QColor("#15803d")
+MUTED = QColor("#64748b")
+HUMAN = QColor("#7c3aed")
+CONVERSATION_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+@dataclass(frozen=True)
+class ListColumn:
+    """One column of the list: its key, header, width and what hovering the header says."""
+
+    key: str
+    header: str
+    width: int
+    help: str
+    sort: str
+
+
+COLUMNS = (
+    ListColumn("case", "Case", 80, "The case the conversation played (its domain prefix left out; hover for the full id)", "case_ids"),
+    ListColumn("agent", "Model", 66, "The agent model under test (hover for its full name)", "agents"),
+    ListColumn("repeat", "Rep", 30, "Which repeat of the case (runs play each case several times)", "repeats"),
+    ListColumn("bucket", "Bucket", 72, "resolvable, (must) escalate or adversarial", "buckets"),
+    ListColumn("conflict", "Conflict", 50, "SAGE's conflict level: zero, weak or strong", "conflict"),
+    ListColumn("ending", "Ending", 80, "How it ended (closed, handed over ...); red when the outcome rule failed", "endings"),
+    ListColumn("rules", "Rules", 40, "Failed rule verdicts: ✓ none, ✗ n failed, ⚠ n failed with a catastrophic one", "rules_failed"),
+    ListColumn("judge", "Judge", 42, "Mean judge score, 0–1 (amber below the pass mark)", "judge_mean"),
+    ListColumn("human", "Human", 46, "✎ n verdicts a human overrode; ≠ the human disagreed with the machine", "overridden"),
+)
+
+def short_model(agent: str) -> str:
+    """`oracle` for `baseline:oracle`, `gpt-4o-mini` for `openai/gpt-4o-mini`."""
+    return agent.removeprefix("baseline:").rsplit("/", 1)[-1]
+
+
+_BUCKETS = {"must_escalate": "escalate"}
+_ENDINGS = {"handed_over": "handover", "customer_stopped": "customer left", "turn_limit": "turn limit",
+            "tool_loop_limit": "tool loop", "errored": "error"}
+
+
+class ConversationListModel(QAbstractTableModel):
+    """The rows of one run that the filter keeps, one conversation per row."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.table: ConversationTable = empty_table()
+        self.rows: list[int] = []
+        self.spec = BrowseFilter()
+        self._sort: tuple[int, Qt.SortOrder] | None = None
+        self._prefix = ""  # the domain name that starts synthesized case ids ("airline-"), not repeated on every row
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    # --- contents ---------------------------------------------------------------------------
+
+    def set_table(self, table: ConversationTable) -> None:
+        """Show a newly read run (the filter and sort order stay)."""
+        self.beginResetModel()
+        self.table = table
+        self.rows = self._visible()
+        self._prefix = f"{table.domain}-" if table.domain else ""
+        self.endResetModel()
+
+    def set_filter(self, spec: BrowseFilter) -> None:
+        """Keep only the rows `spec` allows."""
+        self.beginResetModel()
+        self.spec = spec
+        self.rows = self._visible()
+        self.endResetModel()
+
+    def refresh_rows(self, table_rows: list[int]) -> None:
+        """Repaint these table rows (after their summary was re-read)."""
+        wanted = set(table_rows)
+        for position, row in enumerate(self.rows):
+            if row in wanted:
+                self.dataChanged.emit(self.index(position, 0), self.index(position, len(COLUMNS) - 1))
+
+    def _visible(self) -> list[int]:
+        rows = self.table.filter(self.spec)
+        if self._sort is not None:
+            column, order = self._sort
+            rows.sort(key=self.table.sort_key(COLUMNS[column].sort), reverse=order == Qt.SortOrder.DescendingOrder)
+        return rows
+
+    def conversation_id(self, position: int) -> str | None:
+        """The conversation shown at a list position."""
+        return self.table.ids[self.rows[position]] if 0 <= position < len(self.rows) else None
+
+    def position_of(self, conversation_id: str) -> int | None:
+        """Where a conversation is in the list, or None when the filter hides it."""
+        row = self.table.row_of(conversation_id)
+        if row is None:
+            return None
+        try:
+            return self.rows.index(row)
+        except ValueError:
+            return None
+
+    def column_of(self, key: str) -> int:
+        """The column number of a column key."""
+        return [c.key for c in COLUMNS].index(key)
+
+    # --- Qt model API -----------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.rows):
+            return None
+        row, key = self.rows[index.row()], COLUMNS[index.column()].key
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(row, key)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._colour(row, key)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(row, key)
+        if role == Qt.ItemDataRole.FontRole and key == "rules" and self._catastrophic(row):
+            return self._bold
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("repeat", "judge"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == CONVERSATION_ID_ROLE:
+            return self.table.ids[row]
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt API)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section].header
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return COLUMNS[section].help
+        return None
+
+    def unsort(self) -> None:
+        """Back to the table's order: case, model, repeat."""
+        self.beginResetModel()
+        self._sort = None
+        self.rows = self._visible()
+        self.endResetModel()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the visible rows by a column (ties keep case, model, repeat order)."""
+        if not 0 <= column < len(COLUMNS):
+            return
+        self.layoutAboutToBeChanged.emit()
+        self._sort = (column, Qt.SortOrder(order))
+        self.rows = self._visible()
+        self.layoutChanged.emit()
+
+    # --- cells ------------------------------------------------------------------------------
+
+    def _catastrophic(self, row: int) -> bool:
+        return any(c.startswith("catastrophic.") for c in self.table.failing[row])
+
+    def _text(self, row: int, key: str) -> str:
+        t = self.table
+        if key == "case":
+            case_id = t.case_ids[row]
+            return case_id[len(self._prefix):] if self._prefix and case_id.startswith(self._prefix) else case_id
+        if key == "agent":
+            return short_model(t.agents[row])
+        if key == "repeat":
+            return str(t.repeats[row])
+        if key == "bucket":
+            return _BUCKETS.get(t.buckets[row], t.buckets[row])
+        if key == "conflict":
+            return t.conflicts[row]
+        if key == "ending":
+            return _ENDINGS.get(t.endings[row], t.endings[row])
+        if key == "rules":
+            failed = t.rules_failed[row]
+            if failed < 0:
+                return "—"
+            return f"⚠ {failed}" if self._catastrophic(row) else f"✗ {failed}" if failed else "✓"
+        if key == "judge":
+            score = t.judge_score(row)
+            return "—" if score is None else f"{score:.2f}"
+        over, dis = t.overridden[row], t.disagree[row]
+        return "" if not over else f"✎{over}" + (" ≠" if dis else "")
+
+    def _colour(self, row: int, key: str) -> QBrush | None:
+        t = self.table
+        if key == "rules" and t.rules_failed[row] != 0:
+            return QBrush(FAIL if t.rules_failed[row] > 0 else MUTED)
+        if key == "rules":
+            return QBrush(PASS)
+        if key == "ending" and (t.outcome_passed(row) is False or t.statuses[row] == "errored"):
+            return QBrush(FAIL)
+        if key == "judge":
+            score = t.judge_score(row)
+            return QBrush(MUTED if score is None else QColor("#b45309") if score < PASS_THRESHOLD else QColor("#0f172a"))
+        if key == "human":
+            return QBrush(HUMAN)
+        return None
+
+    def _tooltip(self, row: int, key: str) -> str | None:
+        t = self.table
+        if key in ("rules", "judge"):
+            judge = key == "judge"
+            failing = [c for c in t.failing[row] if c.startswith("judge") == judge]
+            what = "judge criteria" if judge else "rules"
+            return f"Failed {what}:\n" + "\n".join(failing) if failing else f"No failed {what}"
+        if key == "ending":
+            outcome = t.outcome_passed(row)
+            verdict = "" if outcome is None else " — outcome as expected" if outcome else " — not the expected outcome"
+            return f"{t.endings[row]} ({t.statuses[row]}){verdict}"
+        if key == "human" and t.overridden[row]:
+            return (f"{t.overridden[row]} verdict(s) overridden by a reviewer"
+                    + (f"; {t.disagree[row]} disagree with the machine" if t.disagree[row] else ""))
+        if key == "case":
+            return f"{t.case_ids[row]} — conversation {t.ids[row]}"
+        if key == "agent":
+            return t.agents[row]
+        return None

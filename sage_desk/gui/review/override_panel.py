@@ -1,0 +1,141 @@
+"""Under the verdict table: the selected verdict in full, and the reviewer's override of it.
+
+The panel only collects what the reviewer wants (a value per verdict, a reason, an author); the
+screen saves it through `Store.add_override`. Buttons mirror the number keys so both ways teach
+each other.
+"""
+
+from __future__ import annotations
+
+import getpass
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from sage_desk.core.store.records import OverrideRecord, StoredVerdict
+from sage_desk.gui.review.verdict_model import SCALE, is_scored, key_help, short_source, value_text
+
+
+def default_author() -> str:
+    """The OS user name (editable in the panel)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (containers) or no login name
+        return ""
+
+
+class OverridePanel(QWidget):
+    """The chosen verdict's rationale and history; value buttons, reason, author and Save."""
+
+    value_chosen = Signal(int)  # the number key a button stands for; 0 clears
+    save_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("overridePanel")
+        self.title = QLabel("No verdict selected")
+        self.title.setObjectName("verdictTitle")
+        self.rationale = QLabel("")
+        self.rationale.setWordWrap(True)
+        self.rationale.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.history = QLabel("")
+        self.history.setWordWrap(True)
+        self.history.setObjectName("hint")
+        self.buttons_row = QHBoxLayout()
+        self.buttons_row.setSpacing(4)
+        self.value_buttons: list[QPushButton] = []
+        self.reason = QLineEdit()
+        self.reason.setPlaceholderText("Why the machine is wrong (optional, saved with the override)")
+        self.reason.setClearButtonEnabled(True)
+        self.author = QLineEdit(default_author())
+        self.author.setPlaceholderText("Your name")
+        self.author.setMaximumWidth(160)
+        self.save = QPushButton("Save && next  ⏎")
+        self.save.setToolTip("Save the keyed values (Enter) and move to the next conversation")
+        self.save.clicked.connect(self.save_requested)
+        self.pending = QLabel("")
+        self.pending.setObjectName("pendingNote")
+        self._build()
+
+    def _build(self) -> None:
+        value_line = QHBoxLayout()
+        value_line.setSpacing(6)
+        value_line.addWidget(QLabel("Set:"))
+        value_line.addLayout(self.buttons_row)
+        clear = QPushButton("Clear")
+        clear.setObjectName("valueButton")
+        clear.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        clear.setToolTip("Drop the keyed value of this verdict (0 or Backspace)")
+        clear.clicked.connect(lambda: self.value_chosen.emit(0))
+        value_line.addWidget(clear)
+        value_line.addStretch(1)
+        form = QFormLayout()
+        form.setContentsMargins(0, 0, 0, 0)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        form.addRow("Reason:", self.reason)
+        who = QHBoxLayout()
+        who.addWidget(self.author, 1)
+        who.addWidget(self.pending)
+        who.addWidget(self.save)
+        form.addRow("Author:", who)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.title)
+        layout.addWidget(self.rationale)
+        layout.addWidget(self.history)
+        layout.addLayout(value_line)
+        layout.addLayout(form)
+
+    def show_verdict(self, verdict: StoredVerdict | None, overrides: list[OverrideRecord]) -> None:
+        """Show a verdict (None: nothing selected) with every override it had, newest last."""
+        if verdict is None:
+            self.title.setText("No verdict selected")
+            self.rationale.setText("Pick a verdict above (click, or ← → from the list) to read it and override it.")
+            self.history.setText("")
+            self._set_buttons([])
+            return
+        where = [f"event #{verdict.event_seq}"] if verdict.event_seq is not None else []
+        where += [f"node {verdict.node}"] if verdict.node else []
+        self.title.setText(f"<b>{verdict.criterion}</b> · {short_source(verdict.source)}"
+                           + (f" · <span style='color:#64748b'>{', '.join(where)}</span>" if where else ""))
+        self.rationale.setText(verdict.rationale or "(no rationale given)")
+        mine = [o for o in overrides if (o.criterion, o.source) == (verdict.criterion, verdict.source)]
+        self.history.setText(self._history(mine))
+        if is_scored(verdict):
+            self._set_buttons([(k, f"{k}: {v:g}") for k, v in SCALE.items()])
+        else:
+            self._set_buttons([(1, "1: fail"), (2, "2: pass")])
+        tip = key_help(verdict)
+        for button in self.value_buttons:
+            button.setToolTip(tip)
+
+    @staticmethod
+    def _history(overrides: list[OverrideRecord]) -> str:
+        if not overrides:
+            return ""
+        lines = []
+        for o in overrides[-3:]:
+            when = o.created_at.astimezone().strftime("%Y-%m-%d %H:%M")
+            human = value_text(o.human_passed, o.human_score) if o.human_value is None else o.human_value
+            why = f" — “{o.reason}”" if o.reason else ""
+            lines.append(f"✎ {o.author or 'someone'}, {when}: {value_text(o.original_passed, o.original_score)} → {human}{why}")
+        more = f" ({len(overrides) - 3} earlier)" if len(overrides) > 3 else ""
+        return "<br>".join(lines) + more
+
+    def _set_buttons(self, specs: list[tuple[int, str]]) -> None:
+        for button in self.value_buttons:
+            self.buttons_row.removeWidget(button)
+            button.deleteLater()
+        self.value_buttons = []
+        for digit, text in specs:
+            button = QPushButton(text)
+            button.setObjectName("valueButton")
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keep the keyboard on the list
+            button.clicked.connect(lambda _checked=False, d=digit: self.value_chosen.emit(d))
+            self.buttons_row.addWidget(button)
+            self.value_buttons.append(button)
+
+    def set_pending_count(self, count: int) -> None:
+        """Say how many keyed values wait to be saved."""
+        self.pending.setText(f"{count} unsaved" if count else "")

@@ -1,0 +1,631 @@
+"""The Review screen: a run's conversations beside the selected one's transcript, tool calls, verdicts and route.
+
+Layout: the filter bar on top; the conversation list on the left; on the right the transcript
+over the tool-call timeline, and the verdicts (with the override panel) over the route graph.
+Choosing a verdict highlights its event in the transcript and the timeline and its node on the graph.
+
+Overrides are written through `Store.add_override` only (append-only; the machine's value stays),
+then `workspace.verdicts_changed(run_id)` tells the other screens. Keyboard first: see `keys.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sage_desk.core.errors import SageError
+from sage_desk.core.store.browse import empty_table
+from sage_desk.core.store.records import OverrideRecord
+from sage_desk.gui.common.workspace import Workspace
+from sage_desk.gui.review.compare import CompareDialog
+from sage_desk.gui.review.detail import ConversationDetail, DetailLoader
+from sage_desk.gui.review.filter_bar import FilterBar
+from sage_desk.gui.review.keys import make_actions, shortcuts_dialog
+from sage_desk.gui.review.list_model import COLUMNS, ConversationListModel
+from sage_desk.gui.review.override_panel import OverridePanel
+from sage_desk.gui.review.path_view import PathView
+from sage_desk.gui.review.transcript import TimelineView, TranscriptView
+from sage_desk.gui.review.verdict_model import VerdictModel, value_for_key
+
+ROW_HEIGHT = 26
+REFRESH_DELAY_MS = 1200
+"""Runs change on every finished conversation while a run goes: re-read at most this often."""
+EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run`, then review it here."
+STYLE = """
+QLabel#conversationTitle { font-size: 11pt; padding: 6px 10px 2px 10px; }
+QLabel#conversationSub { color: #475569; padding: 0 10px 6px 10px; }
+QLabel#paneTitle { font-weight: 600; color: #334155; padding: 6px 2px 2px 2px; }
+QLabel#countLabel { color: #475569; }
+QLabel#pendingNote { color: #7c3aed; font-weight: 600; }
+QLabel#verdictTitle { padding-top: 2px; }
+QPushButton#valueButton { padding: 3px 8px; }
+QTextBrowser#transcript, QTreeWidget#timeline { border: 1px solid #e2e8f0; }
+QTableView#conversationList, QTableView#verdictTable, QTreeWidget#timeline { font-size: 9pt; }
+QTableView#conversationList QHeaderView::section, QTableView#verdictTable QHeaderView::section { font-size: 9pt; padding: 4px 2px; }
+"""
+
+
+class ReviewScreen(QWidget):
+    """Read conversations three ways at once, override verdicts from the keyboard, compare two."""
+
+    message = Signal(str)
+
+    def __init__(self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None,
+                 workspace: Workspace | None = None):
+        super().__init__(parent)
+        self.setObjectName("review")
+        self.setStyleSheet(STYLE)
+        # the filters want ~800 px; below that they are clipped rather than forcing the window wider
+        self.setMinimumSize(560, 420)
+        self.workspace = workspace or Workspace(db_url=db_url, store=store, parent=self)
+        self.notifier = notifier
+        self.store: Any = None
+        self.loader: DetailLoader | None = None
+        self.detail: ConversationDetail | None = None
+        self.overrides: list[OverrideRecord] = []
+        self._sticky: tuple[str, str] | None = None  # the (criterion, source) the reviewer works on
+        self._saving = False
+        self._stale = False
+        self._wanted_run: str | None = None  # the last session's run, chosen once the runs are read
+        self.filters = FilterBar()
+        self.list_model = ConversationListModel(self)
+        self.list = QTableView()
+        self.title = QLabel("")
+        self.subtitle = QLabel("")
+        self.transcript = TranscriptView()
+        self.timeline = TimelineView()
+        self.verdict_model = VerdictModel(self)
+        self.verdicts = QTableView()
+        self.override = OverridePanel()
+        self.route = PathView()
+        self.splitters: dict[str, QSplitter] = {}
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(REFRESH_DELAY_MS)
+        self._refresh_timer.timeout.connect(self._refresh_if_visible)
+        self._build()
+        self.actions_by_name = self._make_actions()
+        self._connect()
+        if store is not None or self.workspace.is_open:
+            self.open_store()
+
+    # --- building ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self._build_list()
+        self._build_verdicts()
+        self.title.setObjectName("conversationTitle")
+        self.subtitle.setObjectName("conversationSub")
+        self.subtitle.setWordWrap(True)
+        self.title.setWordWrap(True)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        reading = self._split("reading", Qt.Orientation.Vertical, [self._titled("Transcript", self.transcript),
+                                                                   self._titled("Tool calls", self.timeline)], [460, 260])
+        judging = self._split("judging", Qt.Orientation.Vertical, [self._verdict_box(), self.route], [400, 300])
+        panes = self._split("panes", Qt.Orientation.Horizontal, [reading, judging], [330, 390])
+        detail = QWidget()
+        column = QVBoxLayout(detail)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.title)
+        column.addWidget(self.subtitle)
+        column.addWidget(panes, 1)
+        main = self._split("main", Qt.Orientation.Horizontal, [self.list, detail], [sum(c.width for c in COLUMNS) + 22, 720])
+        main.setStretchFactor(0, 0)
+        main.setStretchFactor(1, 1)
+        self.empty = QLabel(EMPTY_TEXT)
+        self.empty.setObjectName("placeholderText")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.filters)
+        layout.addWidget(self.empty, 1)
+        layout.addWidget(main, 1)
+
+    def _split(self, name: str, orientation: Qt.Orientation, widgets: list[QWidget], sizes: list[int]) -> QSplitter:
+        splitter = QSplitter(orientation)
+        splitter.setChildrenCollapsible(False)
+        for widget in widgets:
+            splitter.addWidget(widget)
+        splitter.setSizes(sizes)
+        self.splitters[name] = splitter
+        return splitter
+
+    @staticmethod
+    def _titled(title: str, widget: QWidget) -> QWidget:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(8, 0, 8, 6)
+        layout.setSpacing(2)
+        label = QLabel(title)
+        label.setObjectName("paneTitle")
+        layout.addWidget(label)
+        layout.addWidget(widget, 1)
+        return box
+
+    def _build_list(self) -> None:
+        self.list.setModel(self.list_model)
+        self.list.setObjectName("conversationList")
+        self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setSortingEnabled(True)
+        self.list.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.list_model.unsort()  # setSortingEnabled sorted once; the store's order (case, model, repeat) comes first
+        self.list.setAlternatingRowColors(True)
+        self.list.setWordWrap(False)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        rows = self.list.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(ROW_HEIGHT)
+        rows.hide()
+        header = self.list.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setHighlightSections(False)
+        for number, column in enumerate(COLUMNS):
+            header.resizeSection(number, column.width)
+        self.list.installEventFilter(self)
+
+    def _build_verdicts(self) -> None:
+        self.verdicts.setModel(self.verdict_model)
+        self.verdicts.setObjectName("verdictTable")
+        self.verdicts.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.verdicts.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.verdicts.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.verdicts.setAlternatingRowColors(True)
+        self.verdicts.setWordWrap(False)
+        self.verdicts.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        rows = self.verdicts.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(24)
+        rows.hide()
+        header = self.verdicts.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for number, width in enumerate((150, 58, 64, 74)):
+            header.resizeSection(number, width)
+        self.verdicts.installEventFilter(self)
+
+    def _verdict_box(self) -> QWidget:
+        box = self._titled("Verdicts", self.verdicts)
+        box.setToolTip("Rule verdicts and judge scores. Pick one to see its event and node; number keys set the human value.")
+        box.layout().addWidget(self.override)
+        return box
+
+    def _make_actions(self) -> dict[str, QAction]:
+        slots = {
+            "next": lambda: self.move(1), "previous": lambda: self.move(-1),
+            "next_verdict": lambda: self.move_verdict(1), "previous_verdict": lambda: self.move_verdict(-1),
+            **{f"key{d}": (lambda d=d: self.key_value(d)) for d in range(1, 6)},
+            "clear": lambda: self.key_value(0), "save": self._on_enter, "reason": self._focus_reason,
+            "search": self._focus_search, "failures": self.filters.failures.toggle, "compare": self.compare,
+            "list": self._focus_list, "refresh": self.refresh, "help": self.show_shortcuts,
+        }
+        return make_actions(self, slots)
+
+    def _connect(self) -> None:
+        self.filters.run_chosen.connect(self._load_run)
+        self.filters.changed.connect(self._apply_filter)
+        self.filters.transcript_search.connect(self._search_transcripts)
+        self.list.selectionModel().currentRowChanged.connect(lambda current, _old: self._show_position(current.row()))
+        self.verdicts.selectionModel().currentRowChanged.connect(lambda current, _old: self._on_verdict(current.row()))
+        self.timeline.event_selected.connect(self._on_timeline_event)
+        self.override.value_chosen.connect(self.key_value)
+        self.override.save_requested.connect(self.save_and_next)
+        self.workspace.runs_changed.connect(self._on_runs_written)
+        self.workspace.verdicts_changed.connect(self._on_verdicts_written)
+
+    def menus(self) -> dict[str, list[QAction | None]]:
+        """The Review menu of the main window."""
+        a = self.actions_by_name
+        return {"&Review": [a["next"], a["previous"], a["next_verdict"], a["previous_verdict"], None, a["save"], a["reason"],
+                            a["clear"], None, a["search"], a["failures"], a["compare"], a["refresh"], None, a["help"]]}
+
+    def toolbar_actions(self) -> list[QAction | None]:
+        """Buttons for the main toolbar."""
+        a = self.actions_by_name
+        return [a["refresh"], None, a["compare"], a["help"]]
+
+    # --- opening and reading ----------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
+        super().showEvent(event)
+        if self.store is None:
+            self.open_store()
+        elif self._stale:
+            self.refresh()
+
+    def open_store(self) -> bool:
+        """Open the workspace's run database and list its runs (False when it cannot be opened)."""
+        if self.store is not None:
+            return True
+        try:
+            self.store = self.workspace.store()
+        except SageError as exc:
+            self._report("Could not open the run database", exc)
+            return False
+        self.loader = DetailLoader(self.store)
+        self.refresh()
+        return True
+
+    def refresh(self) -> None:
+        """Read the runs again, then the chosen run's conversations (keeping the selection)."""
+        if self.store is None:
+            return
+        self._stale = False
+        runs = self.store.list_runs()
+        keep = self.filters.run_id() or self._wanted_run
+        self._wanted_run = None
+        self.filters.set_runs(runs, keep)
+        self.empty.setVisible(not runs)
+        self.splitters["main"].setVisible(bool(runs))
+        if self.filters.run_id():
+            self._load_run(self.filters.run_id())
+        else:
+            self.list_model.set_table(empty_table())
+            self._show_detail(None)
+
+    def _load_run(self, run_id: str) -> None:
+        keep = self.detail.id if self.detail else None
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            table = self.store.conversation_table(run_id)
+        except SageError as exc:
+            self._report("Could not read the run", exc)
+            return
+        finally:
+            QGuiApplication.restoreOverrideCursor()
+        self.list_model.set_table(table)
+        self.filters.set_choices(table.choices())
+        self._apply_filter(keep)
+
+    def _apply_filter(self, keep: str | None = None) -> None:
+        keep = keep or (self.detail.id if self.detail else None)
+        self.list_model.set_filter(self.filters.spec())
+        self.filters.set_count(self.list_model.rowCount(), len(self.list_model.table))
+        position = self.list_model.position_of(keep) if keep else None
+        self.select_position(position if position is not None else 0)
+
+    def _search_transcripts(self, text: str) -> None:
+        run_id = self.filters.run_id()
+        if self.store is None or not run_id:
+            return
+        ids = self.store.search_transcripts(run_id, text)
+        self.filters.set_text_ids(text, frozenset(ids))
+
+    # --- the selected conversation ----------------------------------------------------------
+
+    def select_position(self, position: int) -> None:
+        """Select a row of the list (clamped), which shows its conversation."""
+        count = self.list_model.rowCount()
+        if count == 0:
+            self.list.selectionModel().clear()
+            self._show_detail(None)
+            return
+        position = max(0, min(position, count - 1))
+        index = self.list_model.index(position, 0)
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        self.list.selectionModel().setCurrentIndex(index, flags)
+        self.list.scrollTo(index)
+        if self.detail is None or self.detail.id != self.list_model.conversation_id(position):
+            self._show_position(position)
+
+    def current_position(self) -> int:
+        """The selected row of the list (-1 when none)."""
+        return self.list.selectionModel().currentIndex().row()
+
+    def _show_position(self, position: int) -> None:
+        conversation_id = self.list_model.conversation_id(position)
+        if conversation_id is None:
+            self._show_detail(None)
+        elif self.detail is None or self.detail.id != conversation_id:
+            self._drop_pending()
+            try:
+                self._show_detail(self.loader.load(conversation_id))
+            except SageError as exc:
+                self._report("Could not read the conversation", exc)
+
+    def _show_detail(self, detail: ConversationDetail | None) -> None:
+        self.detail = detail
+        if detail is None:
+            self.title.setText("No conversation selected" if self.list_model.table.ids else "")
+            self.subtitle.setText("Nothing matches the filters." if self.list_model.table.ids else "")
+            for view in (self.transcript, self.timeline):
+                view.show_events([], {})
+            self.verdict_model.set_verdicts([])
+            self.route.show_route(None, None, "")
+            self.override.show_verdict(None, [])
+            return
+        self.overrides = self.store.overrides(conversation_id=detail.id)
+        self._set_titles(detail)
+        self.transcript.show_events(detail.events, detail.tool_kinds)
+        self.timeline.show_events(detail.events, detail.tool_kinds)
+        self.verdict_model.set_verdicts(detail.verdicts)
+        self.route.show_route(detail.bundle.graph if detail.bundle else None, detail.trace, detail.problem)
+        self._select_verdict(self._sticky_row())
+        self.override.set_pending_count(0)
+
+    def _set_titles(self, detail: ConversationDetail) -> None:
+        r = detail.record
+        ending = (r.termination or r.status.value).replace("_", " ")
+        self.title.setText(f"<b>{r.case_id}</b> · {r.agent} · repeat {r.repeat} · <span style='color:#64748b'>{r.id}</span>")
+        case = detail.case
+        about = [f"{(r.bucket or '?').replace('_', ' ')}", f"{r.conflict or '?'} conflict", f"ended: {ending}",
+                 f"{r.turns} turns"]
+        if case is not None:
+            about.insert(0, f"“{case.title or case.subject}”")
+            if case.tactics:
+                about.append("tactics: " + ", ".join(case.tactics))
+            about.append(f"expected: {case.expected.outcome}")
+        self.subtitle.setText(" · ".join(about))
+
+    def _sticky_row(self) -> int:
+        if self._sticky is not None:
+            row = self.verdict_model.row_of(*self._sticky)
+            if row is not None:
+                return row
+        failed = next((i for i, v in enumerate(self.verdict_model.verdicts) if v.passed is False), None)
+        return failed if failed is not None else 0
+
+    # --- verdicts ---------------------------------------------------------------------------
+
+    def _select_verdict(self, row: int) -> None:
+        if self.verdict_model.rowCount() == 0:
+            self._on_verdict(-1)
+            return
+        row = max(0, min(row, self.verdict_model.rowCount() - 1))
+        index = self.verdict_model.index(row, 0)
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        self.verdicts.selectionModel().setCurrentIndex(index, flags)
+        self.verdicts.scrollTo(index)
+        self._on_verdict(row)
+
+    def selected_verdict_row(self) -> int:
+        """The selected verdict's row (-1 when none)."""
+        return self.verdicts.selectionModel().currentIndex().row()
+
+    def _on_verdict(self, row: int) -> None:
+        verdict = self.verdict_model.verdict(row)
+        self.override.show_verdict(verdict, self.overrides)
+        if verdict is None:
+            self.transcript.highlight(None)
+            self.timeline.highlight(None)
+            return
+        self._sticky = (verdict.criterion, verdict.source)
+        self.transcript.highlight(verdict.event_seq)
+        self.timeline.highlight(verdict.event_seq)
+        node = verdict.node
+        if node is None and verdict.event_seq is not None and self.detail and self.detail.trace:
+            node = self.detail.trace.action_nodes.get(verdict.event_seq)
+        self.route.select_node(node)
+
+    def _on_timeline_event(self, seq: int) -> None:
+        self.transcript.highlight(seq)
+        if self.detail is not None and self.detail.trace is not None:
+            self.route.select_node(self.detail.trace.action_nodes.get(seq))
+
+    def move_verdict(self, step: int) -> None:
+        """Select the next (1) or previous (-1) verdict."""
+        self._select_verdict(max(self.selected_verdict_row(), 0) + step if self.selected_verdict_row() >= 0 else 0)
+
+    # --- keyboard review --------------------------------------------------------------------
+
+    def move(self, step: int) -> None:
+        """Go to the next (1) or previous (-1) conversation of the list."""
+        position = self.current_position()
+        target = position + step if position >= 0 else 0
+        if not 0 <= target < self.list_model.rowCount():
+            self.message.emit("Last conversation in the list" if step > 0 else "First conversation in the list")
+            return
+        self.select_position(target)
+
+    def key_value(self, digit: int) -> None:
+        """Key a human value on the selected verdict (0 clears it); saved with Enter."""
+        row = self.selected_verdict_row()
+        verdict = self.verdict_model.verdict(row)
+        if verdict is None:
+            self.message.emit("Pick a verdict first (← → or click one)")
+            return
+        value = None if digit == 0 else value_for_key(verdict, digit)
+        if digit and value is None:
+            self.message.emit(f"Key {digit} means nothing for {verdict.criterion}: 1 = fail, 2 = pass")
+            return
+        self.verdict_model.set_pending(row, value)
+        self.override.set_pending_count(len(self.verdict_model.pending))
+
+    def _on_enter(self) -> None:
+        if self.focusWidget() is self.filters.search:
+            self._focus_list()
+            return
+        self.save_and_next()
+
+    def save_and_next(self) -> None:
+        """Save every keyed value of this conversation as overrides, then go to the next conversation."""
+        if self.detail is not None and self.verdict_model.pending:
+            if not self.save():
+                return
+        self._focus_list()
+        self.move(1)
+
+    def save(self) -> bool:
+        """Append the keyed values as overrides (through the store); False when the store refused."""
+        items = self.verdict_model.pending_items()
+        if self.detail is None or not items:
+            return True
+        reason, author = self.override.reason.text().strip(), self.override.author.text().strip()
+        try:
+            for verdict, value in items:
+                self.store.add_override(self.detail.id, verdict.criterion, verdict.source, human_passed=value.passed,
+                                        human_score=value.score, reason=reason, author=author, verdict_id=verdict.id)
+        except SageError as exc:
+            self._report("Could not save the override", exc)
+            return False
+        self.verdict_model.pending.clear()
+        self.override.reason.clear()
+        self._after_save(self.detail.id, items)
+        return True
+
+    def _after_save(self, conversation_id: str, items: list) -> None:
+        run_id = self.detail.record.run_id
+        table = self.list_model.table
+        row = table.row_of(conversation_id)
+        if row is not None:
+            table.replace_row(row, self.store.conversation_table(run_id, [conversation_id]))
+            self.list_model.refresh_rows([row])
+        self.detail.verdicts = self.store.effective_verdicts(conversation_id=conversation_id)
+        self.overrides = self.store.overrides(conversation_id=conversation_id)
+        self.verdict_model.set_verdicts(self.detail.verdicts)
+        self.override.set_pending_count(0)
+        what = ", ".join(f"{v.criterion} → {value.text()}" for v, value in items)
+        self.message.emit(f"Saved {len(items)} override(s) on {conversation_id}: {what}")
+        self._saving = True
+        try:
+            self.workspace.verdicts_changed.emit(run_id)
+        finally:
+            self._saving = False
+
+    def _drop_pending(self) -> None:
+        if self.detail is not None and self.verdict_model.pending:
+            self.message.emit(f"Dropped {len(self.verdict_model.pending)} unsaved value(s) on {self.detail.id} "
+                              "(Enter saves before moving on)")
+
+    def _focus_reason(self) -> None:
+        self.override.reason.setFocus()
+
+    def _focus_search(self) -> None:
+        self.filters.search.setFocus()
+        self.filters.search.selectAll()
+
+    def _focus_list(self) -> None:
+        self.list.setFocus()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+        # ← → pick verdicts while the keyboard is on the list (the list's rows go up and down)
+        if event.type() == QEvent.Type.KeyPress and watched in (self.list, self.verdicts):
+            key = event.key()
+            if key in (Qt.Key.Key_Left, Qt.Key.Key_Right):
+                self.move_verdict(1 if key == Qt.Key.Key_Right else -1)
+                return True
+            if watched is self.verdicts and key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+                self.move(1 if key == Qt.Key.Key_Down else -1)
+                return True
+        return super().eventFilter(watched, event)
+
+    def show_shortcuts(self):
+        """The dialog listing the Review keys."""
+        return shortcuts_dialog(self)
+
+    def can_close(self) -> bool:
+        """Ask before dropping keyed values that were not saved."""
+        if not self.verdict_model.pending:
+            return True
+        answer = QMessageBox.question(self, "Unsaved overrides", f"{len(self.verdict_model.pending)} keyed value(s) are "
+                                      "not saved. Close anyway?")
+        return answer == QMessageBox.StandardButton.Yes
+
+    # --- opening a conversation from elsewhere, comparing -----------------------------------
+
+    def show_conversation(self, conversation_id: str) -> bool:
+        """Select a conversation (its run, its row), clearing filters that hide it; False when unknown."""
+        if not self.open_store():
+            return False
+        try:
+            record = self.store.conversation(conversation_id)
+        except SageError as exc:
+            self._report("Could not open the conversation", exc)
+            return False
+        if self.filters.run_id() != record.run_id and not self.filters.choose_run(record.run_id):
+            self.refresh()
+            self.filters.choose_run(record.run_id)
+        position = self.list_model.position_of(conversation_id)
+        if position is None:
+            self.filters.clear_filters()
+            position = self.list_model.position_of(conversation_id)
+        if position is None:
+            return False
+        self.select_position(position)
+        self._focus_list()
+        return True
+
+    def compare(self) -> CompareDialog | None:
+        """Open the selected conversation beside another of the same case (another model first)."""
+        if self.detail is None or self.loader is None:
+            self.message.emit("Pick a conversation to compare")
+            return None
+        table, record = self.list_model.table, self.detail.record
+        rows = [i for i in range(len(table)) if table.case_ids[i] == record.case_id]
+        if len(rows) < 2:
+            self.message.emit(f"Case {record.case_id} has no other conversation in this run to compare with")
+            return None
+        options = [(table.ids[i], f"{table.agents[i]} · repeat {table.repeats[i]} · {table.endings[i].replace('_', ' ')}")
+                   for i in rows]
+        others = [i for i in rows if table.ids[i] != record.id]
+        other = next((i for i in others if table.agents[i] != record.agent and table.repeats[i] == record.repeat),
+                     others[0])
+        dialog = CompareDialog(record.case_id, options, record.id, table.ids[other], self.loader.load, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        self.compare_dialog = dialog
+        return dialog
+
+    # --- workspace signals ------------------------------------------------------------------
+
+    def _on_runs_written(self) -> None:
+        self._stale = True
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def _on_verdicts_written(self, run_id: str) -> None:
+        if self._saving or run_id != self.filters.run_id():
+            return
+        self._on_runs_written()
+
+    def _refresh_if_visible(self) -> None:
+        if self.isVisible() and self.store is not None:
+            self.refresh()
+
+    # --- state ------------------------------------------------------------------------------
+
+    def save_state(self, settings: Any) -> None:
+        """Remember the splitters, the list's columns, the author and the run."""
+        for name, splitter in self.splitters.items():
+            settings.setValue(f"review/splitter/{name}", splitter.saveState())
+        settings.setValue("review/list_header", self.list.horizontalHeader().saveState())
+        settings.setValue("review/author", self.override.author.text())
+        if self.filters.run_id():
+            settings.setValue("review/run", self.filters.run_id())
+
+    def restore_state(self, settings: Any) -> None:
+        """Put back what `save_state` kept."""
+        for name, splitter in self.splitters.items():
+            state = settings.value(f"review/splitter/{name}")
+            if isinstance(state, QByteArray):
+                splitter.restoreState(state)
+        header = settings.value("review/list_header")
+        if isinstance(header, QByteArray):
+            self.list.horizontalHeader().restoreState(header)
+        author = settings.value("review/author")
+        if author:
+            self.override.author.setText(str(author))
+        run_id = settings.value("review/run")
+        if run_id and not self.filters.choose_run(str(run_id)):
+            self._wanted_run = str(run_id)
+
+    def _report(self, title: str, error: BaseException | str) -> None:
+        if self.notifier is not None and hasattr(self.notifier, "report"):
+            self.notifier.report(title, error)
+        self.message.emit(f"{title}: {error}")

@@ -1,0 +1,202 @@
+"""The verdicts of one conversation: rule verdicts and judge scores, the machine's value beside the human's.
+
+An overridden verdict shows the machine's value struck through and the human's beside it. A value
+the reviewer has keyed but not saved yet shows in the Human column in italics, marked unsaved.
+
+Keys a reviewer presses (see `value_for_key`):
+- pass/fail verdicts (every rule, and judge checks without a score): 1 = fail, 2 = pass;
+- scored judge verdicts (0-1): 1-5 on a five-step scale, 0.00, 0.25, 0.50, 0.75, 1.00; pass/fail
+  follows the judge's pass mark (`PASS_THRESHOLD`), as the judge's own values do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from sage_desk.core.judge.rubric import PASS_THRESHOLD
+from sage_desk.core.rules.verdict import RULES_SOURCE
+from sage_desk.core.store.records import StoredVerdict
+
+Index = QModelIndex | QPersistentModelIndex
+SCALE = {1: 0.0, 2: 0.25, 3: 0.5, 4: 0.75, 5: 1.0}
+"""Number key -> human score, for scored verdicts."""
+HEADERS = ("Criterion", "Source", "Machine", "Human", "Why")
+HELP = ("What was checked", "The rule engine, or which judge", "The rule's or judge's value (struck through when a human overrode it)",
+        "The reviewer's value (italic: keyed, not saved yet)", "The rule's or judge's rationale")
+FAIL, PASS, HUMAN, MUTED = QColor("#b91c1c"), QColor("#15803d"), QColor("#7c3aed"), QColor("#64748b")
+
+
+@dataclass(frozen=True)
+class HumanValue:
+    """What a reviewer set: pass/fail, a score, or both."""
+
+    passed: bool | None
+    score: float | None = None
+
+    def text(self) -> str:
+        """`0.75 · pass`, `fail` ..."""
+        return value_text(self.passed, self.score)
+
+
+def value_text(passed: bool | None, score: float | None, unscored: bool = False) -> str:
+    """A verdict value as a reviewer reads it."""
+    if unscored:
+        return "unscored"
+    parts = [] if score is None else [f"{score:.2f}"]
+    if passed is not None:
+        parts.append("pass" if passed else "fail")
+    return " · ".join(parts) or "—"
+
+
+def is_scored(verdict: StoredVerdict) -> bool:
+    """Whether the reviewer gives this verdict a score (judge scores) rather than pass/fail."""
+    if verdict.source == RULES_SOURCE:
+        return False
+    return verdict.score is not None or verdict.original_score is not None
+
+
+def value_for_key(verdict: StoredVerdict, digit: int) -> HumanValue | None:
+    """The human value a number key stands for on this verdict, or None when the key means nothing here."""
+    if is_scored(verdict):
+        score = SCALE.get(digit)
+        return None if score is None else HumanValue(score >= PASS_THRESHOLD, score)
+    return {1: HumanValue(False), 2: HumanValue(True)}.get(digit)
+
+
+def key_help(verdict: StoredVerdict | None) -> str:
+    """What the keys do on this verdict, in one line."""
+    if verdict is None:
+        return "Pick a verdict to override it."
+    keys = "keys 1–5 set the score" if is_scored(verdict) else "key 1 = fail, 2 = pass"
+    return f"{keys[0].upper()}{keys[1:]} · Enter saves and moves on · ? lists every key"
+
+
+def short_source(source: str) -> str:
+    """`rules`, `heuristic`, `gpt-4o-mini` ... for a narrow column."""
+    if source.startswith("judge:"):
+        return source.removeprefix("judge:").split("/")[-1]
+    return source.removeprefix("baseline:")
+
+
+class VerdictModel(QAbstractTableModel):
+    """One row per verdict of the conversation, in the order the rules and judges gave them."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.verdicts: list[StoredVerdict] = []
+        self.pending: dict[int, HumanValue] = {}
+        self._struck = QFont()
+        self._struck.setStrikeOut(True)
+        self._italic = QFont()
+        self._italic.setItalic(True)
+
+    def set_verdicts(self, verdicts: list[StoredVerdict]) -> None:
+        """Show another conversation's verdicts; unsaved values are dropped."""
+        self.beginResetModel()
+        self.verdicts = list(verdicts)
+        self.pending = {}
+        self.endResetModel()
+
+    def verdict(self, row: int) -> StoredVerdict | None:
+        """The verdict on a row."""
+        return self.verdicts[row] if 0 <= row < len(self.verdicts) else None
+
+    def row_of(self, criterion: str, source: str) -> int | None:
+        """The row of a (criterion, source), or None."""
+        return next((i for i, v in enumerate(self.verdicts) if (v.criterion, v.source) == (criterion, source)), None)
+
+    def set_pending(self, row: int, value: HumanValue | None) -> None:
+        """Key a human value (not saved yet) on a row; None clears it."""
+        verdict = self.verdict(row)
+        if verdict is None:
+            return
+        if value is None:
+            self.pending.pop(verdict.id, None)
+        else:
+            self.pending[verdict.id] = value
+        self.dataChanged.emit(self.index(row, 2), self.index(row, 3))
+
+    def pending_items(self) -> list[tuple[StoredVerdict, HumanValue]]:
+        """The keyed, unsaved values with their verdicts, in row order."""
+        return [(v, self.pending[v.id]) for v in self.verdicts if v.id in self.pending]
+
+    # --- Qt model API -----------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+        return 0 if parent.isValid() else len(self.verdicts)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt API)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(HEADERS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return HELP[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.verdicts):
+            return None
+        verdict, column = self.verdicts[index.row()], index.column()
+        pending = self.pending.get(verdict.id)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(verdict, column, pending)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(verdict, column)
+        if role == Qt.ItemDataRole.FontRole:
+            if column == 2 and (verdict.overridden or pending is not None):
+                return self._struck
+            if column == 3 and pending is not None:
+                return self._italic
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._colour(verdict, column, pending)
+        return None
+
+    def _machine(self, verdict: StoredVerdict) -> tuple[bool | None, float | None]:
+        if verdict.overridden:
+            return verdict.original_passed, verdict.original_score
+        return verdict.passed, verdict.score
+
+    def _text(self, verdict: StoredVerdict, column: int, pending: HumanValue | None) -> str:
+        if column == 0:
+            return verdict.criterion
+        if column == 1:
+            return short_source(verdict.source)
+        if column == 2:
+            passed, score = self._machine(verdict)
+            return value_text(passed, score, verdict.unscored and not verdict.overridden)
+        if column == 3:
+            if pending is not None:
+                return f"{pending.text()} (unsaved)"
+            return value_text(verdict.passed, verdict.score) if verdict.overridden else ""
+        return verdict.rationale.replace("\n", " ")
+
+    def _colour(self, verdict: StoredVerdict, column: int, pending: HumanValue | None) -> QBrush | None:
+        if column == 2:
+            passed, _ = self._machine(verdict)
+            if verdict.overridden or pending is not None or passed is None:
+                return QBrush(MUTED)
+            return QBrush(PASS if passed else FAIL)
+        if column == 3:
+            return QBrush(HUMAN)
+        if column == 0 and verdict.passed is False:
+            return QBrush(FAIL)
+        return None
+
+    def _tooltip(self, verdict: StoredVerdict, column: int) -> str | None:
+        if column == 1:
+            return verdict.source
+        if column in (0, 4):
+            where = [f"event #{verdict.event_seq}"] if verdict.event_seq is not None else []
+            where += [f"node {verdict.node}"] if verdict.node else []
+            return f"{verdict.criterion}: {verdict.rationale}" + (f"\n({', '.join(where)})" if where else "")
+        return None
