@@ -226,3 +226,39 @@ def _most_similar(wanted: str, text: str, start: int, end: int) -> Span | None:
         if ratio > best_ratio:
             best, best_ratio = Span(span.start, span.end, exact=False), ratio
     return best
+
+
+_ENDS_HARD = re.compile(r"\s*(?:$|#|\||```)")  # a line whose own break stays
+_STARTS_BLOCK = re.compile(r"\s*(?:$|#|\||[-*+]\s|\d+[.)]\s|>|```)")  # a line that starts a new block
+
+
+def unwrap(text: str) -> tuple[str, list[int]]:
+    """`text` with hard-wrapped lines joined into paragraphs (for a narrow view), and where each char went.
+
+    A line break stays when the line is blank or a heading, or the next line is blank or starts a
+    heading, list item, table row, quote or code fence; otherwise the break and the next line's
+    indentation become one space. `positions[i]` is where `text[i]` is in the result, and
+    `positions[len(text)]` is its length, so spans of `text` can be shown in it.
+    """
+    out: list[str] = []
+    positions: list[int] = []
+    lines = text.splitlines(keepends=True)
+    joined = False  # the previous line's break became a space: skip this line's indentation
+    for i, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        indent = len(body) - len(body.lstrip(" \t")) if joined else 0
+        positions += [len(out)] * indent
+        for ch in body[indent:]:
+            positions.append(len(out))
+            out.append(ch)
+        joined = (line != body and i + 1 < len(lines) and body.strip() != ""
+                  and not _ENDS_HARD.match(body) and not _STARTS_BLOCK.match(lines[i + 1]))
+        if joined:
+            positions += [len(out)] * (len(line) - len(body))
+            out.append(" ")
+        else:
+            for ch in line[len(body):]:
+                positions.append(len(out))
+                out.append(ch)
+    positions.append(len(out))
+    return "".join(out), positions

@@ -129,6 +129,7 @@ class SopEditor(QWidget):
         return {
             "new": self._action("New Graph", self.new_file, ["Ctrl+N"], "Start an empty graph"),
             "open": self._action("Open…", self.open_dialog, ["Ctrl+O"], "Open a sop.yaml file"),
+            "import_prose": self._action("Import from Prose…", self.import_prose, [], "Draft a graph from a written SOP with a model"),
             "save": self._action("Save", self.save, ["Ctrl+S"], "Save the graph"),
             "save_as": self._action("Save As…", self.save_as, ["Ctrl+Shift+S"], "Save the graph to another file"),
             "undo": undo,
@@ -149,7 +150,7 @@ class SopEditor(QWidget):
         """Menu name -> actions (None: a separator), for the main window's menu bar."""
         a = self.actions_by_name
         return {
-            "&File": [a["new"], a["open"], None, a["save"], a["save_as"]],
+            "&File": [a["new"], a["open"], a["import_prose"], None, a["save"], a["save_as"]],
             "&Edit": [a["undo"], a["redo"], None, a["cut"], a["copy"], a["paste"], a["delete"], None, a["select_all"]],
             "&View": [a["fit"], a["zoom_in"], a["zoom_out"], a["zoom_reset"], None, a["layout"]],
         }
@@ -387,6 +388,7 @@ class SopEditor(QWidget):
         self.doc.set_graph(graph, domain)
         self.inspector.tools = sorted(domain.tools) if domain else []
         self.undo_stack.clear()
+        self.undo_stack.setClean()  # clear() keeps a draft's "never saved" mark (resetClean) otherwise
         self._validate_timer.stop()
         self._validate_now()
         QTimer.singleShot(0, self.view.fit)
@@ -407,6 +409,21 @@ class SopEditor(QWidget):
         name, _ = QFileDialog.getOpenFileName(self, "Open SOP graph", start, "SOP graphs (*.yaml *.yml);;All files (*)")
         if name:
             self.load(name)
+
+    def import_prose(self):
+        """File > Import from Prose…: draft a graph from a written SOP (import_dialog.py)."""
+        from sage_desk.gui.sop_editor.import_dialog import run_import_dialog
+
+        return run_import_dialog(self)
+
+    def open_draft(self, graph, domain: DomainNames | None) -> bool:
+        """Open a drafted graph as a new document that is not saved yet (after asking about unsaved edits)."""
+        if not self.maybe_save():
+            return False
+        self._set_document(graph, None, domain)
+        self.undo_stack.resetClean()  # unsaved from the start: closing it asks before the draft is lost
+        self.title_changed.emit(self.title())
+        return True
 
     def save(self) -> bool:
         """Save to the open file (or ask where, for a new graph)."""

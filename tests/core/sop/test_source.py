@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sage_desk.core.sop.source import Section, heading_blocks, locate, sentences, split_sections
+from sage_desk.core.sop.source import Section, heading_blocks, locate, sentences, split_sections, unwrap
 
 NORTHLINE_POLICY = (Path(__file__).resolve().parents[3] / "sops" / "northline" / "policy.md").read_text(encoding="utf-8")
 
@@ -86,3 +86,13 @@ def test_locate_looks_inside_a_range_first() -> None:
     span = locate("Say hello.", text, 11)
     assert span is not None and span.start == 23
 
+
+
+def test_unwrap_joins_wrapped_lines_and_maps_every_offset() -> None:
+    text = "# Title\nnot joined to the heading\n\n1. A list item that\n   wraps here.\n2. Next item\n| a | b |\n| c | d |\n"
+    shown, positions = unwrap(text)
+    assert shown == "# Title\nnot joined to the heading\n\n1. A list item that wraps here.\n2. Next item\n| a | b |\n| c | d |\n"
+    assert len(positions) == len(text) + 1 and positions[-1] == len(shown)
+    start, end = text.index("that"), text.index("here.") + 5
+    assert shown[positions[start]:positions[end]] == "that wraps here."
+    assert all(shown[positions[i]] == ch for i, ch in enumerate(text) if not ch.isspace())
