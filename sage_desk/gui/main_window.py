@@ -75,6 +75,12 @@ def _review(window: MainWindow) -> QWidget:
     return ReviewScreen(workspace=window.workspace, notifier=window.notifier)
 
 
+def _runs(window: MainWindow) -> QWidget:
+    from sage_desk.gui.runs import RunsScreen
+
+    return RunsScreen(workspace=window.workspace, notifier=window.notifier)
+
+
 def _placeholder(title: str, text: str) -> Callable[[MainWindow], QWidget]:
     return lambda _window: PlaceholderScreen(title, text)
 
@@ -83,9 +89,7 @@ def default_screens() -> list[ScreenSpec]:
     """The screens of SAGE Desk, in navigation order."""
     return [
         ScreenSpec("sop-editor", "SOP Editor", "editor", _editor),
-        ScreenSpec("runs", "Runs", "runs", _placeholder(
-            "Runs", "Runs arrive in a later release: launch runs in the background with a progress bar, "
-            "live counts, cost so far and cancel; a run stopped half-way resumes where it left off.")),
+        ScreenSpec("runs", "Runs", "runs", _runs),
         ScreenSpec("review", "Review", "review", _review),
         ScreenSpec("calibration", "Calibration", "calibration", _calibration),
         ScreenSpec("leaderboard", "Leaderboard", "leaderboard", _leaderboard),

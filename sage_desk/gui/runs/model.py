@@ -1,0 +1,116 @@
+"""The runs table: every run of the database, newest first, with where it stands and whether it resumes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from sage_desk.core.store.records import ConversationStatus, RunStatus
+
+UNFINISHED = (ConversationStatus.PENDING, ConversationStatus.RUNNING, ConversationStatus.CANCELLED)
+COLUMNS = ("Run", "Started", "Domain", "Agents", "Done", "Status")
+RESUMABLE_COLOUR = QColor("#b45309")
+LIVE_COLOUR = QColor("#5b21b6")
+Index = QModelIndex | QPersistentModelIndex
+
+
+def unfinished(run: Any) -> int:
+    """How many conversations of a run a resume would play."""
+    return sum(run.counts.get(s.value, 0) for s in UNFINISHED)
+
+
+def is_resumable(run: Any, live: bool = False) -> bool:
+    """A run not being played here that still has conversations to play."""
+    return not live and unfinished(run) > 0
+
+
+def run_state(run: Any, live: bool = False) -> str:
+    """What the Status column says: running, finished, or why it stopped and that it resumes."""
+    if live:
+        return "running"
+    if unfinished(run) == 0:
+        return run.status.value
+    # A run still marked running that nobody is playing was cut off: the window closed or the process died.
+    why = "interrupted" if run.status in (RunStatus.RUNNING, RunStatus.INTERRUPTED) else run.status.value
+    return f"{why} · resumable"  # how many are left shows in Done and the tooltip
+
+
+class RunsModel(QAbstractTableModel):
+    """Runs as rows; `live` names the run this window is playing (never shown as resumable)."""
+
+    def __init__(self, parent: Any = None):
+        super().__init__(parent)
+        self.runs: list[Any] = []
+        self.live: str | None = None
+
+    def set_runs(self, runs: list[Any], live: str | None = None) -> None:
+        """Show these runs (newest first) with `live` marked as running."""
+        self.beginResetModel()
+        self.runs = sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
+        self.live = live
+        self.endResetModel()
+
+    def run_at(self, row: int) -> Any:
+        """The run shown in `row`."""
+        return self.runs[row]
+
+    def row_of(self, run_id: str) -> int:
+        """The row of a run, or -1."""
+        return next((i for i, r in enumerate(self.runs) if r.id == run_id), -1)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+        return 0 if parent.isValid() else len(self.runs)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.runs):
+            return None
+        run = self.runs[index.row()]
+        live = run.id == self.live
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(run, index.column(), live)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(run, live)
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == len(COLUMNS) - 1:
+            if live:
+                return QBrush(LIVE_COLOUR)
+            if is_resumable(run):
+                return QBrush(RESUMABLE_COLOUR)
+        if role == Qt.ItemDataRole.UserRole:
+            return run.id
+        return None
+
+    @staticmethod
+    def _text(run: Any, column: int, live: bool) -> str:
+        errored = run.counts.get(ConversationStatus.ERRORED.value, 0)
+        done = run.counts.get(ConversationStatus.FINISHED.value, 0) + errored
+        values = (
+            run.id,
+            run.created_at.strftime("%Y-%m-%d %H:%M"),
+            run.domain,
+            ", ".join(run.config.get("agents", [])),
+            f"{done:,} / {run.total:,}" + (f" · {errored:,} errored" if errored else ""),
+            run_state(run, live),
+        )
+        return values[column]
+
+    @staticmethod
+    def _tooltip(run: Any, live: bool) -> str:
+        config = run.config
+        lines = [f"{run.id} · {run.domain}", f"agents: {', '.join(config.get('agents', []))}",
+                 f"customer: {config.get('user', 'scripted')} · judges: {', '.join(config.get('judges', [])) or 'none'}",
+                 f"repeats: {config.get('repeats', 1)} · concurrency: {config.get('concurrency', '?')}"]
+        if config.get("api_base"):
+            lines.append(f"API base: {config['api_base']}")
+        if is_resumable(run, live):
+            lines.append(f"{unfinished(run):,} conversation(s) left: Resume plays them; finished ones are kept.")
+        return "\n".join(lines)

@@ -1,0 +1,293 @@
+"""The Runs screen on a real SQLite store: start, watch, cancel, resume, close mid-run; API keys."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import keyring
+import pytest
+from fakes import FakeReply, FakeToolCall
+from fakes.memory_keyring import MemoryKeyring
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QApplication
+
+from sage_desk.core.llm import secrets
+from sage_desk.core.store import Store
+from sage_desk.gui.common.workspace import Workspace
+from sage_desk.gui.runs import RunsScreen
+from sage_desk.gui.runs.model import RunsModel
+
+CASES = "nl-001, nl-002, nl-003"
+KEY = "sk-keyring-secret-7f3a9c21"
+RUN_TIMEOUT_MS = 60_000
+
+
+def dispose(widget):
+    """Delete a widget now, while the QApplication lives (see tests/gui/conftest.py `dispose`)."""
+    from PySide6.QtCore import QEvent
+
+    widget.close()
+    widget.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture
+def db(tmp_path):
+    return tmp_path / "runs.db"
+
+
+@pytest.fixture
+def store(db):
+    store = Store(f"sqlite:///{db}")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def screen(qtbot, store):
+    widget = RunsScreen(workspace=Workspace(store=store))
+    qtbot.addWidget(widget)
+    widget.resize(1300, 860)
+    widget.show()
+    qtbot.waitExposed(widget)
+    yield widget
+    widget.shutdown()  # a test that leaves a QThread running fails; never leave one behind
+    dispose(widget)
+
+
+@pytest.fixture
+def memory_keyring(monkeypatch):
+    """An in-memory keyring and no provider key in the environment."""
+    for provider in secrets.PROVIDERS:
+        monkeypatch.delenv(provider.env_var, raising=False)
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def choose(screen, agents=("baseline:oracle",), cases=CASES, **numbers):
+    form = screen.form
+    form.domain.setCurrentText("northline")
+    form.case_ids.setText(cases)
+    form.agents.set_checked(list(agents))
+    for name, value in numbers.items():
+        getattr(form, name).setValue(value)
+
+
+def run_and_wait(qtbot, screen, start=None):
+    with qtbot.waitSignal(screen.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        run_id = (start or screen.start)()
+        assert run_id, screen.problems.text()
+    return run_id, ended.args[0]
+
+
+def status_of(screen, run_id):
+    row = screen.model.row_of(run_id)
+    return screen.model.data(screen.model.index(row, screen.model.columnCount() - 1))
+
+
+def test_a_baseline_run_finishes_and_its_conversations_are_stored(qtbot, screen, store):
+    choose(screen, agents=("baseline:oracle", "baseline:escalator"), repeats=2)
+    assert "3 cases × 2 agents × 2 repeats = <b>12 conversations</b>" in screen.form.summary.text()
+    run_id, outcome = run_and_wait(qtbot, screen)
+    assert outcome.error is None and not outcome.cancelled
+    assert (outcome.progress.done, outcome.progress.total, outcome.progress.errored) == (12, 12, 0)
+    conversations = store.conversations(run_id=run_id)
+    assert len(conversations) == 12 and {c.status.value for c in conversations} == {"finished"}
+    assert {c.case_id for c in conversations} == {"nl-001", "nl-002", "nl-003"}
+    # verdicts as `sage-desk run` attaches them: the rule engine, then the ticked judge
+    sources = {v.source for v in store.verdicts(conversation_id=conversations[0].id)}
+    assert sources == {"rules", "baseline:heuristic"}
+    assert store.get_run(run_id).config["judges"] == ["baseline:heuristic"]
+    assert screen.model.run_at(0).id == run_id and status_of(screen, run_id) == "finished"
+    assert screen.panel.values["Conversations"].text() == "12 / 12"
+    assert screen.panel.title.text() == f"Run {run_id} finished"
+    assert screen.start_button.isEnabled() and not screen.resume_button.isEnabled()
+
+
+def test_progress_arrives_on_the_gui_thread_and_runs_changed_is_throttled(qtbot, screen):
+    choose(screen)
+    threads, broadcasts = [], []
+    screen.workspace.runs_changed.connect(lambda: broadcasts.append(threading.get_ident()))
+    screen.run_started.connect(lambda _run: screen.thread.progressed.connect(
+        lambda update: threads.append((threading.get_ident(), update.progress.done))))
+    run_and_wait(qtbot, screen)
+    gui = threading.get_ident()
+    assert threads and {t for t, _ in threads} == {gui}
+    assert threads[-1][1] == 3
+    assert QApplication.instance().thread() == QCoreApplication.instance().thread()
+    # one when created, one when ended; the run is far shorter than the 1 s throttle
+    assert 2 <= len(broadcasts) <= 3 and set(broadcasts) == {gui}
+
+
+def test_an_empty_agent_list_is_refused_with_a_clear_message(qtbot, screen, store):
+    choose(screen, agents=())
+    assert "= <b>0 conversations</b>" in screen.form.summary.text()
+    assert screen.start() is None
+    assert screen.problems.isVisible()
+    assert "Tick at least one agent model to test." in screen.problems.text()
+    assert store.list_runs() == [] and screen.thread is None
+
+
+def test_unknown_case_ids_and_bad_api_base_are_refused(qtbot, screen, store):
+    choose(screen, cases="nl-001, nl-999")
+    screen.form.api_base.setText("localhost:11434")
+    assert screen.start() is None
+    text = screen.problems.text()
+    assert "No case 'nl-999' in northline." in text and "is not a URL" in text
+    assert store.list_runs() == []
+
+
+def test_cancel_mid_run_leaves_it_resumable_and_resume_finishes_without_duplicates(qtbot, screen, store, fake_openai,
+                                                                                    memory_keyring):
+    fake_openai.latency = 0.25  # two calls per conversation: about half a second each
+    fake_openai.script = closing_agent
+    choose(screen, agents=(), cases="nl-001, nl-002, nl-003, nl-004, nl-005, nl-006", concurrency=1)
+    screen.form.agents.add("openai/fake-agent")
+    screen.form.api_base.setText(fake_openai.base_url)
+    with qtbot.waitSignal(screen.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        run_id = screen.start()
+        qtbot.waitUntil(lambda: screen.panel.progress is not None and screen.panel.progress.done >= 1, timeout=20_000)
+        qtbot.mouseClick(screen.panel.cancel_button, Qt.MouseButton.LeftButton)
+    assert ended.args[0].cancelled and ended.args[0].error is None
+    left = store.unfinished_conversations(run_id)
+    assert 0 < len(left) < 6
+    assert store.get_run(run_id).status.value == "cancelled"
+    assert status_of(screen, run_id) == "cancelled · resumable"
+    tooltip = screen.model.data(screen.model.index(screen.model.row_of(run_id), 0), Qt.ItemDataRole.ToolTipRole)
+    assert f"{len(left)} conversation(s) left" in tooltip
+    screen.select_run(run_id)
+    assert screen.resume_button.isEnabled()
+
+    fake_openai.latency = 0.0
+    _, outcome = run_and_wait(qtbot, screen, start=lambda: qtbot.mouseClick(screen.resume_button, Qt.MouseButton.LeftButton) or run_id)
+    assert outcome.progress.done == 6 and outcome.progress.already_done == 6 - len(left)
+    assert_complete_without_duplicates(store, run_id, 6)
+    assert status_of(screen, run_id) == "finished" and not screen.resume_button.isEnabled()
+
+
+def closing_agent(request):
+    """A fake agent: look the order up and tag, then close the ticket (two calls per conversation)."""
+    if not any(m["role"] == "tool" for m in request["messages"]):
+        return [FakeToolCall("tag_ticket", {"intent": "order_status"})]
+    return FakeReply(content="All sorted.", tool_calls=[FakeToolCall("close_ticket", {"outcome": "resolved", "summary": "done"})])
+
+
+def assert_complete_without_duplicates(store, run_id, count):
+    conversations = store.conversations(run_id=run_id)
+    assert len(conversations) == count and {c.status.value for c in conversations} == {"finished"}
+    assert not store.unfinished_conversations(run_id) and store.get_run(run_id).status.value == "finished"
+    for conversation in conversations:
+        events = store.events(conversation.id)
+        assert len({e.seq for e in events}) == len(events)
+        assert sum(e.type == "ticket_closed" for e in events) <= 1
+        per_rule = Counter((v.source, v.criterion, v.event_seq, v.node, v.edge) for v in store.verdicts(conversation_id=conversation.id))
+        assert per_rule and max(per_rule.values()) == 1, per_rule.most_common(2)
+
+
+def test_closing_mid_run_asks_then_leaves_the_run_resumable(qtbot, screen, store, fake_openai, memory_keyring):
+    fake_openai.latency = 0.25
+    fake_openai.script = closing_agent
+    choose(screen, agents=(), cases="nl-001, nl-002, nl-003, nl-004", concurrency=1)
+    screen.form.agents.add("openai/fake-agent")
+    screen.form.api_base.setText(fake_openai.base_url)
+    asked = []
+    screen.confirm_stop = lambda: asked.append(True) or False
+    run_id = screen.start()
+    qtbot.waitUntil(lambda: screen.panel.progress is not None and screen.panel.progress.done >= 1, timeout=20_000)
+    assert screen.can_close() is False and asked == [True] and screen.is_running()
+    screen.confirm_stop = lambda: True
+    assert screen.can_close() is True
+    assert not screen.is_running()
+    run = store.get_run(run_id)
+    assert run.status.value == "interrupted" and store.unfinished_conversations(run_id)
+    assert status_of(screen, run_id) == "interrupted · resumable"
+
+
+def test_a_run_left_running_by_a_crash_shows_as_resumable(qtbot, screen, store):
+    from sage_desk.core.engine.runner import Runner, RunSpec
+
+    run_id = Runner(store).create(RunSpec(domain="northline", agents=["baseline:oracle"], cases=["nl-001", "nl-002"]))
+    screen.refresh()  # created, status "running", nobody playing it: as after a crash
+    assert status_of(screen, run_id) == "interrupted · resumable"
+    screen.select_run(run_id)
+    _, outcome = run_and_wait(qtbot, screen, start=screen.resume_selected)
+    assert outcome.progress.done == 2
+    assert_complete_without_duplicates(store, run_id, 2)
+
+
+def test_a_litellm_model_through_the_screen_uses_the_keyring_key_and_never_stores_it(
+        qtbot, screen, store, db, fake_openai, memory_keyring):
+    fake_openai.script = closing_agent
+    dialog = screen.open_keys_dialog()
+    assert dialog.usable and "system keyring" in dialog.status.text()
+    dialog.rows["OPENAI_API_KEY"].field.setText(KEY)
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert memory_keyring.passwords[(secrets.SERVICE, "OPENAI_API_KEY")] == KEY
+    assert dialog.rows["OPENAI_API_KEY"].field.text() == ""  # never shown back
+    assert dialog.rows["OPENAI_API_KEY"].source.text() == "saved in the keyring"
+    dialog.close()
+
+    choose(screen, agents=(), cases="nl-001, nl-002")
+    screen.form.agents.add("openai/fake-agent")
+    screen.form.api_base.setText(fake_openai.base_url)
+    run_id, outcome = run_and_wait(qtbot, screen)
+    assert outcome.error is None and outcome.progress.errored == 0 and outcome.progress.prompt_tokens > 0
+    assert {h["authorization"] for h in fake_openai.headers} == {f"Bearer {KEY}"}
+    assert store.get_run(run_id).config["agents"] == ["openai/fake-agent"]
+    store.close()
+    for file in db.parent.glob("runs.db*"):
+        assert KEY.encode() not in file.read_bytes(), file
+
+
+def test_a_model_without_a_key_is_refused_before_start(qtbot, screen, store, memory_keyring):
+    choose(screen, agents=())
+    screen.form.agents.add("anthropic/claude-3-5-haiku")
+    assert screen.start() is None
+    assert "No API key for anthropic/claude-3-5-haiku: add ANTHROPIC_API_KEY under API Keys…" in screen.problems.text()
+    assert store.list_runs() == []
+
+
+def test_without_a_keyring_the_dialog_says_so_and_saves_nothing(qtbot, screen, monkeypatch):
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        dialog = screen.open_keys_dialog()
+        assert not dialog.usable
+        assert "No system keyring is available" in dialog.status.text() and "environment variables" in dialog.status.text()
+        assert not dialog.save_button.isEnabled() and not dialog.rows["OPENAI_API_KEY"].field.isEnabled()
+        dialog.close()
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_the_runs_model_passes_the_model_tester(qtmodeltester, screen, store):
+    from sage_desk.core.engine.runner import Runner, RunSpec
+
+    Runner(store).create(RunSpec(domain="northline", agents=["baseline:oracle"], cases=["nl-001"]))
+    screen.refresh()
+    qtmodeltester.check(screen.model, force_py=True)
+    qtmodeltester.check(RunsModel(), force_py=True)
+
+
+def test_the_form_is_remembered_without_secrets(qtbot, screen, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    choose(screen, agents=("baseline:complier",), repeats=3)
+    screen.form.agents.add("openai/gpt-4o-mini")
+    screen.form.api_base.setText("http://user:pw@10.0.0.5:8000/v1")
+    screen.save_state(settings)
+    settings.sync()
+    again = RunsScreen(workspace=screen.workspace)
+    qtbot.addWidget(again)
+    again.restore_state(settings)
+    assert again.form.agents.checked() == ["baseline:complier", "openai/gpt-4o-mini"]
+    assert again.form.repeats.value() == 3 and again.form.api_base.text() == ""
+    assert "pw@" not in (tmp_path / "s.ini").read_text()
+    dispose(again)
