@@ -31,6 +31,7 @@ FIELDS = (
 )
 MESSAGE_FIELDS = ("role", "content", "tool_name", "tool_arguments", "tool_result", "tool_error")
 FORMATS = ("jsonl", "csv")
+EVENT_BATCH = 200  # conversations whose events are read in one query
 
 
 def _json_text(value: Any) -> str:
@@ -106,14 +107,15 @@ def calibration_records(store: Any, run_id: str, source: str | None = None) -> l
     items = sorted((i for i in report.items if source is None or i.source == source),
                    key=lambda i: (i.conversation_id, i.criterion, i.source))
     rubrics = _Rubrics(store, run_id) if items else None
-    records, events, buckets = [], {}, {}
-    for item in items:
-        cid = item.conversation_id
-        if cid not in events:
-            events[cid] = store.events(cid)
-            buckets[cid] = store.conversation(cid).bucket or ""
-        records.append(_record(item, run_id, buckets[cid], rubrics.text(item.case_id, item.criterion), events[cid]))  # type: ignore[union-attr]
-    return records
+    ids = sorted({i.conversation_id for i in items})
+    buckets = {c.id: c.bucket or "" for c in store.conversations(run_id=run_id)} if items else {}
+    records: list[dict[str, Any]] = []
+    for start in range(0, len(ids), EVENT_BATCH):
+        batch = set(ids[start:start + EVENT_BATCH])
+        events = store.events_many(sorted(batch))
+        records += [_record(i, run_id, buckets.get(i.conversation_id, ""), rubrics.text(i.case_id, i.criterion),  # type: ignore[union-attr]
+                            events[i.conversation_id]) for i in items if i.conversation_id in batch]
+    return sorted(records, key=lambda r: (r["conversation_id"], r["criterion"], r["judge_model"]))
 
 
 def to_jsonl(records: list[dict[str, Any]]) -> str:

@@ -314,6 +314,18 @@ class Store:
         with self._reading() as session:
             return reviews.verdicts(session, conversation_id, run_id, source)
 
+    def verdicts_many(self, conversation_ids: Sequence[str], criteria: Sequence[str] | None = None) -> list[StoredVerdict]:
+        """Verdicts as given of several conversations (and only these criteria), a few queries however many."""
+        ids, found = sorted(set(conversation_ids)), []
+        with self._reading() as session:
+            for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
+                query = select(VerdictRow).where(VerdictRow.conversation_id.in_(ids[start : start + 500]))
+                if criteria is not None:
+                    query = query.where(VerdictRow.criterion.in_(sorted(set(criteria))))
+                rows = session.scalars(query.order_by(VerdictRow.conversation_id, VerdictRow.id))
+                found += [StoredVerdict.model_validate(r, from_attributes=True) for r in rows]
+        return found
+
     def effective_verdicts(
         self, conversation_id: str | None = None, run_id: str | None = None, source: str | None = None
     ) -> list[StoredVerdict]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -455,7 +455,11 @@ class CalibrationScreen(QWidget):
 
         target = Path(path)
         fmt = fmt or ("csv" if target.suffix.lower() == ".csv" else "jsonl")
-        count = write_calibration_set(self.store, self.current_run(), target, fmt)
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # a few seconds for thousands of labels
+        try:
+            count = write_calibration_set(self.store, self.current_run(), target, fmt)
+        finally:
+            QGuiApplication.restoreOverrideCursor()
         self.message.emit(f"Wrote {count} labelled item(s) to {target}")
         return count
 

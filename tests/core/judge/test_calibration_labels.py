@@ -87,3 +87,12 @@ def test_disagreements_can_be_narrowed_to_a_criterion(judged, criterion):
     assert [r.criterion for r in report.rows()] == ["judge.empathy", "judge.resolution_quality"]  # rubric order
     narrowed = report.disagreements(criterion=criterion)
     assert narrowed and {d.criterion for d in narrowed} == {criterion}
+
+
+def test_verdicts_many_reads_what_verdicts_reads_per_conversation(judged):
+    ids = [c.id for c in judged.conversations(run_id=judged.latest_run_id())]
+    wanted = ["judge.empathy", "outcome"]
+    one_by_one = [v for cid in sorted(ids) for v in judged.verdicts(cid) if v.criterion in wanted]
+    assert judged.verdicts_many(ids, criteria=wanted) == one_by_one and len(one_by_one) == 2 * len(ids)
+    assert len(judged.verdicts_many(ids[:3])) == sum(len(judged.verdicts(cid)) for cid in ids[:3])
+    assert judged.verdicts_many([]) == []

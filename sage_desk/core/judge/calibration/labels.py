@@ -113,13 +113,15 @@ def human_labels(store: Any, run_id: str) -> dict[tuple[str, str], HumanLabel]:
 def labelled_items(store: Any, run_id: str, labels: dict[tuple[str, str], HumanLabel] | None = None) -> list[LabelledItem]:
     """Every judge verdict (as the judge gave it) on a labelled criterion of the run."""
     labels = human_labels(store, run_id) if labels is None else labels
+    ids = sorted({cid for cid, _ in labels})
+    if not ids:
+        return []
+    convos = {c.id: c for c in store.conversations(run_id=run_id)} if len(ids) > 20 else {cid: store.conversation(cid) for cid in ids}
     items = []
-    for cid in sorted({cid for cid, _ in labels}):
-        convo = store.conversation(cid)
-        for v in store.verdicts(conversation_id=cid):
-            label = labels.get((cid, v.criterion))
-            if label is None or v.source == RULES_SOURCE:
-                continue
+    for v in store.verdicts_many(ids, criteria=sorted({criterion for _, criterion in labels})):
+        label = labels.get((v.conversation_id, v.criterion))
+        if label is not None and v.source != RULES_SOURCE:
+            convo = convos[v.conversation_id]
             items.append(LabelledItem(label, v.source, convo.case_id, convo.agent, convo.domain,
                                       judge_pass(v), v.score, v.rationale, v.id))
     return items
