@@ -125,6 +125,13 @@ def test_help_documentation_opens_the_shipped_docs(qtbot, window):
         docs.contents.setCurrentRow(row)
         assert docs.current_page() == docs.pages[row].name
         assert docs.browser.toPlainText().strip().startswith(page_title(docs.pages[row]))
+    docs.open_page("quickstart.md")
+    block, shaded = docs.browser.document().begin(), []
+    while block.isValid():
+        if block.blockFormat().background().color().name() == "#f1f5f9":
+            shaded.append(block.text())
+        block = block.next()
+    assert "sage-desk doctor" in shaded  # code blocks are set off from the prose
 
 
 def test_links_between_pages_stay_in_the_viewer(qtbot, tmp_path):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QColor, QDesktopServices, QTextBlockFormat, QTextCursor
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -72,6 +72,8 @@ class DocsViewer(QDialog):
             self.contents.addItem(item)
         self.contents.currentRowChanged.connect(self._open_row)
         self.contents.setMinimumWidth(200)
+        self.contents.setStyleSheet("QListWidget::item { padding: 5px 6px; }")
+        self.browser.document().setDocumentMargin(18)
         back = QPushButton("Back")
         back.clicked.connect(self.browser.backward)
         self.browser.backwardAvailable.connect(back.setEnabled)
@@ -105,7 +107,21 @@ class DocsViewer(QDialog):
         """The file name of the page on show."""
         return Path(self.browser.source().toLocalFile()).name
 
+    def _shade_code(self) -> None:
+        """Give code blocks a background, as on the web (Qt's Markdown import marks them non-breakable)."""
+        document = self.browser.document()
+        block = document.begin()
+        while block.isValid():
+            if block.blockFormat().nonBreakableLines():
+                cursor = QTextCursor(block)
+                shaded = QTextBlockFormat()
+                shaded.setBackground(QColor("#f1f5f9"))
+                shaded.setLeftMargin(8)
+                cursor.mergeBlockFormat(shaded)
+            block = block.next()
+
     def _on_source_changed(self, url: QUrl) -> None:
+        self._shade_code()
         names = [p.name for p in self.pages]
         name = Path(url.toLocalFile()).name
         if name in names:
