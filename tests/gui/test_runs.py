@@ -291,3 +291,28 @@ def test_the_form_is_remembered_without_secrets(qtbot, screen, tmp_path):
     assert again.form.repeats.value() == 3 and again.form.api_base.text() == ""
     assert "pw@" not in (tmp_path / "s.ini").read_text()
     dispose(again)
+
+
+def test_a_run_started_in_runs_appears_in_review(qtbot, tmp_path):
+    from sage_desk.gui.main_window import MainWindow
+
+    window = MainWindow(settings_home=tmp_path / "home", db_url=f"sqlite:///{tmp_path / 'window.db'}")
+    qtbot.addWidget(window)
+    window.show()
+    window.show_screen("runs")
+    qtbot.waitExposed(window)
+    screen = window.screen("runs")
+    assert [a.text() for a in window.menuBar().actions()] == ["&File", "&Runs", "&Help"]
+    assert "API Keys…" in [a.text() for a in window.toolbar.actions()]
+    choose(screen)
+    run_id, outcome = run_and_wait(qtbot, screen)
+    assert outcome.progress.done == 3
+    qtbot.mouseClick(screen.review_button, Qt.MouseButton.LeftButton)
+    review = window.screen("review")
+    first = window.workspace.store().conversations(run_id=run_id)[0]
+    assert window.current_key() == "review"
+    assert review.filters.run.itemData(0) == run_id  # newest first
+    assert review.filters.run_id() == run_id and review.detail.id == first.id
+    assert review.list_model.rowCount() == 3
+    window.close()
+    window.workspace.close()
