@@ -344,3 +344,19 @@ def test_an_empty_store_says_how_to_get_runs(qtbot, tmp_path):
     assert screen.empty.isVisible() and screen.empty.text() == EMPTY_TEXT
     key(screen, Qt.Key.Key_J)  # nothing to move to, nothing breaks
     screen.store.close()
+
+
+def test_text_fields_keep_their_keys(screen):
+    select_verdict(screen, "outcome")
+    key(screen, Qt.Key.Key_2)
+    key(screen, Qt.Key.Key_R)
+    QTest.keyClicks(screen.override.reason, "j k 1 0 ?")
+    QTest.keyClick(screen.override.reason, Qt.Key.Key_Backspace)
+    assert screen.override.reason.text() == "j k 1 0 "
+    assert screen.current_position() == 0 and len(screen.verdict_model.pending) == 1  # no shortcut fired
+    key(screen, Qt.Key.Key_Escape)
+    assert QApplication.focusWidget() is screen.list
+    screen._focus_search()
+    QTest.keyClicks(screen.filters.search, "nl-0")
+    QTest.keyClick(screen.filters.search, Qt.Key.Key_Return)  # Enter in the search box only goes back to the list
+    assert QApplication.focusWidget() is screen.list and len(screen.verdict_model.pending) == 1

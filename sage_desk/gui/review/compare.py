@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
@@ -24,6 +25,21 @@ def verdict_line(detail: ConversationDetail) -> str:
     if judged:
         parts.append(f"judge {sum(judged) / len(judged):.2f}")
     return " · ".join(parts)
+
+
+def compare_options(table: Any, record: Any) -> tuple[list[tuple[str, str]], str | None]:
+    """The run's conversations of the record's case (id, label), and the one to show beside it.
+
+    Beside it goes another model on the same repeat when there is one, else another repeat.
+    """
+    rows = [i for i in range(len(table)) if table.case_ids[i] == record.case_id]
+    options = [(table.ids[i], f"{table.agents[i]} · repeat {table.repeats[i]} · {table.endings[i].replace('_', ' ')}")
+               for i in rows]
+    others = [i for i in rows if table.ids[i] != record.id]
+    if not others:
+        return options, None
+    other = next((i for i in others if table.agents[i] != record.agent and table.repeats[i] == record.repeat), others[0])
+    return options, table.ids[other]
 
 
 class ConversationPane(QWidget):

@@ -44,6 +44,15 @@ class OverridePanel(QWidget):
         self.buttons_row = QHBoxLayout()
         self.buttons_row.setSpacing(4)
         self.value_buttons: list[QPushButton] = []
+        for _ in SCALE:
+            button = QPushButton()
+            button.digit = 0
+            button.setObjectName("valueButton")
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keep the keyboard on the list
+            button.clicked.connect(lambda _checked=False, b=button: self.value_chosen.emit(b.digit))
+            button.hide()
+            self.buttons_row.addWidget(button)
+            self.value_buttons.append(button)
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("Why the machine is wrong (optional, saved with the override)")
         self.reason.setClearButtonEnabled(True)
@@ -56,6 +65,8 @@ class OverridePanel(QWidget):
         self.pending = QLabel("")
         self.pending.setObjectName("pendingNote")
         self._build()
+        # rationale labels wrap (height-for-width), which splitters ignore: reserve the room they need
+        self.setMinimumHeight(196)
 
     def _build(self) -> None:
         value_line = QHBoxLayout()
@@ -84,6 +95,7 @@ class OverridePanel(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.rationale)
         layout.addWidget(self.history)
+        layout.addStretch(1)  # room left over goes between the reading and the controls
         layout.addLayout(value_line)
         layout.addLayout(form)
 
@@ -93,6 +105,7 @@ class OverridePanel(QWidget):
             self.title.setText("No verdict selected")
             self.rationale.setText("Pick a verdict above (click, or ← → from the list) to read it and override it.")
             self.history.setText("")
+            self.history.hide()
             self._set_buttons([])
             return
         where = [f"event #{verdict.event_seq}"] if verdict.event_seq is not None else []
@@ -102,6 +115,7 @@ class OverridePanel(QWidget):
         self.rationale.setText(verdict.rationale or "(no rationale given)")
         mine = [o for o in overrides if (o.criterion, o.source) == (verdict.criterion, verdict.source)]
         self.history.setText(self._history(mine))
+        self.history.setVisible(bool(mine))
         if is_scored(verdict):
             self._set_buttons([(k, f"{k}: {v:g}") for k, v in SCALE.items()])
         else:
@@ -124,17 +138,13 @@ class OverridePanel(QWidget):
         return "<br>".join(lines) + more
 
     def _set_buttons(self, specs: list[tuple[int, str]]) -> None:
-        for button in self.value_buttons:
-            self.buttons_row.removeWidget(button)
-            button.deleteLater()
-        self.value_buttons = []
-        for digit, text in specs:
-            button = QPushButton(text)
-            button.setObjectName("valueButton")
-            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keep the keyboard on the list
-            button.clicked.connect(lambda _checked=False, d=digit: self.value_chosen.emit(d))
-            self.buttons_row.addWidget(button)
-            self.value_buttons.append(button)
+        # a fixed set of buttons relabelled: buttons made and dropped per verdict lingered until the
+        # event loop deleted them, laid out nowhere, and covered the panel
+        for number, button in enumerate(self.value_buttons):
+            if number < len(specs):
+                button.digit, _ = specs[number]
+                button.setText(specs[number][1])
+            button.setVisible(number < len(specs))
 
     def set_pending_count(self, count: int) -> None:
         """Say how many keyed values wait to be saved."""

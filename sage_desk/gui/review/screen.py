@@ -29,11 +29,12 @@ from sage_desk.core.errors import SageError
 from sage_desk.core.store.browse import empty_table
 from sage_desk.core.store.records import OverrideRecord
 from sage_desk.gui.common.workspace import Workspace
-from sage_desk.gui.review.compare import CompareDialog
+from sage_desk.gui.review.compare import CompareDialog, compare_options
 from sage_desk.gui.review.detail import ConversationDetail, DetailLoader
 from sage_desk.gui.review.filter_bar import FilterBar
 from sage_desk.gui.review.keys import make_actions, shortcuts_dialog
 from sage_desk.gui.review.list_model import COLUMNS, ConversationListModel
+from sage_desk.gui.review.look import STYLE
 from sage_desk.gui.review.override_panel import OverridePanel
 from sage_desk.gui.review.path_view import PathView
 from sage_desk.gui.review.transcript import TimelineView, TranscriptView
@@ -43,18 +44,6 @@ ROW_HEIGHT = 26
 REFRESH_DELAY_MS = 1200
 """Runs change on every finished conversation while a run goes: re-read at most this often."""
 EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run`, then review it here."
-STYLE = """
-QLabel#conversationTitle { font-size: 11pt; padding: 6px 10px 2px 10px; }
-QLabel#conversationSub { color: #475569; padding: 0 10px 6px 10px; }
-QLabel#paneTitle { font-weight: 600; color: #334155; padding: 6px 2px 2px 2px; }
-QLabel#countLabel { color: #475569; }
-QLabel#pendingNote { color: #7c3aed; font-weight: 600; }
-QLabel#verdictTitle { padding-top: 2px; }
-QPushButton#valueButton { padding: 3px 8px; }
-QTextBrowser#transcript, QTreeWidget#timeline { border: 1px solid #e2e8f0; }
-QTableView#conversationList, QTableView#verdictTable, QTreeWidget#timeline { font-size: 9pt; }
-QTableView#conversationList QHeaderView::section, QTableView#verdictTable QHeaderView::section { font-size: 9pt; padding: 4px 2px; }
-"""
 
 
 class ReviewScreen(QWidget):
@@ -113,7 +102,7 @@ class ReviewScreen(QWidget):
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         reading = self._split("reading", Qt.Orientation.Vertical, [self._titled("Transcript", self.transcript),
                                                                    self._titled("Tool calls", self.timeline)], [460, 260])
-        judging = self._split("judging", Qt.Orientation.Vertical, [self._verdict_box(), self.route], [400, 300])
+        judging = self._split("judging", Qt.Orientation.Vertical, [self._verdict_box(), self.route], [440, 260])
         panes = self._split("panes", Qt.Orientation.Horizontal, [reading, judging], [330, 390])
         detail = QWidget()
         column = QVBoxLayout(detail)
@@ -122,7 +111,7 @@ class ReviewScreen(QWidget):
         column.addWidget(self.title)
         column.addWidget(self.subtitle)
         column.addWidget(panes, 1)
-        main = self._split("main", Qt.Orientation.Horizontal, [self.list, detail], [sum(c.width for c in COLUMNS) + 22, 720])
+        main = self._split("main", Qt.Orientation.Horizontal, [self.list, detail], [sum(c.width for c in COLUMNS) + 26, 720])
         main.setStretchFactor(0, 0)
         main.setStretchFactor(1, 1)
         self.empty = QLabel(EMPTY_TEXT)
@@ -193,10 +182,12 @@ class ReviewScreen(QWidget):
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         rows.setDefaultSectionSize(24)
         rows.hide()
+        self.verdicts.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # "Why" is read in full below
         header = self.verdicts.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setMinimumSectionSize(24)
         header.setStretchLastSection(True)
-        for number, width in enumerate((150, 58, 64, 74)):
+        for number, width in enumerate((150, 64, 78, 78)):
             header.resizeSection(number, width)
         self.verdicts.installEventFilter(self)
 
@@ -309,7 +300,7 @@ class ReviewScreen(QWidget):
 
     # --- the selected conversation ----------------------------------------------------------
 
-    def select_position(self, position: int) -> None:
+    def select_position(self, position: int, centre: bool = False) -> None:
         """Select a row of the list (clamped), which shows its conversation."""
         count = self.list_model.rowCount()
         if count == 0:
@@ -320,7 +311,7 @@ class ReviewScreen(QWidget):
         index = self.list_model.index(position, 0)
         flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
         self.list.selectionModel().setCurrentIndex(index, flags)
-        self.list.scrollTo(index)
+        self.list.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter if centre else QAbstractItemView.ScrollHint.EnsureVisible)
         if self.detail is None or self.detail.id != self.list_model.conversation_id(position):
             self._show_position(position)
 
@@ -557,7 +548,7 @@ class ReviewScreen(QWidget):
             position = self.list_model.position_of(conversation_id)
         if position is None:
             return False
-        self.select_position(position)
+        self.select_position(position, centre=True)
         self._focus_list()
         return True
 
@@ -567,16 +558,11 @@ class ReviewScreen(QWidget):
             self.message.emit("Pick a conversation to compare")
             return None
         table, record = self.list_model.table, self.detail.record
-        rows = [i for i in range(len(table)) if table.case_ids[i] == record.case_id]
-        if len(rows) < 2:
+        options, other = compare_options(table, record)
+        if other is None:
             self.message.emit(f"Case {record.case_id} has no other conversation in this run to compare with")
             return None
-        options = [(table.ids[i], f"{table.agents[i]} · repeat {table.repeats[i]} · {table.endings[i].replace('_', ' ')}")
-                   for i in rows]
-        others = [i for i in rows if table.ids[i] != record.id]
-        other = next((i for i in others if table.agents[i] != record.agent and table.repeats[i] == record.repeat),
-                     others[0])
-        dialog = CompareDialog(record.case_id, options, record.id, table.ids[other], self.loader.load, self)
+        dialog = CompareDialog(record.case_id, options, record.id, other, self.loader.load, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         self.compare_dialog = dialog

@@ -164,8 +164,8 @@ class TimelineView(QTreeWidget):
         header = self.header()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        header.resizeSection(0, 78)
-        header.resizeSection(1, 150)
+        header.resizeSection(0, 74)
+        header.resizeSection(1, 124)
         self.items: dict[int, QTreeWidgetItem] = {}
         self.currentItemChanged.connect(self._on_current)
 
