@@ -1,0 +1,146 @@
+"""Review screen on a big run: open time (one query + the list model) and filter time.
+
+Builds a SQLite database with one run of 100,000 conversations by copying the shipped sample
+run's Northline conversations (their events and verdicts, as stored) over and over under new ids,
+with a few hundred human overrides, all through bulk Core inserts. Then it prints:
+- the time to read the Review list (`Store.conversation_table`: one query, verdict summaries aggregated in SQL);
+- the time to load it into the Qt list model the screen shows (target: both together < 2 s);
+- the time of a few filters over all rows (target < 100 ms each), and of a transcript text search.
+
+    python benchmarks/bench_review.py [--conversations 100000] [--keep DB_FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from sqlalchemy import create_engine, insert, select  # noqa: E402
+
+from sage_desk.core.locations import sample_runs_dir  # noqa: E402
+from sage_desk.core.store import Store  # noqa: E402
+from sage_desk.core.store.browse import BrowseFilter  # noqa: E402
+from sage_desk.core.store.schema import ConversationRow, EventRow, OverrideRow, RunRow, VerdictRow, utcnow  # noqa: E402
+
+CHUNK = 20_000
+RUN_ID = "r-bench-review"
+
+
+def _templates(sample: Path) -> tuple[list[dict], dict[str, list[dict]], dict[str, list[dict]]]:
+    """The sample's Northline conversations, with their events and verdicts."""
+    engine = create_engine(f"sqlite:///{sample}")
+    c, e, v = ConversationRow.__table__, EventRow.__table__, VerdictRow.__table__
+    with engine.connect() as conn:
+        convs = [dict(r._mapping) for r in conn.execute(select(c).where(c.c.domain == "northline").order_by(c.c.id))]
+        events: dict[str, list[dict]] = {}
+        for row in conn.execute(select(e.c.conversation_id, e.c.seq, e.c.type, e.c.data)):
+            events.setdefault(row.conversation_id, []).append({"seq": row.seq, "type": row.type, "data": row.data})
+        verdicts: dict[str, list[dict]] = {}
+        for row in conn.execute(select(v).order_by(v.c.id)):
+            values = dict(row._mapping)
+            values.pop("id")
+            verdicts.setdefault(values["conversation_id"], []).append(values)
+    engine.dispose()
+    return convs, events, verdicts
+
+
+def build(path: Path, n: int) -> None:
+    """A database holding one run of `n` conversations copied from the sample run."""
+    sample = Path(tempfile.mkdtemp()) / "sample.db"
+    shutil.copyfile(sample_runs_dir() / "sample.db", sample)
+    convs, events, verdicts = _templates(sample)
+    Store(f"sqlite:///{path}").close()  # the schema, through the migrations
+    engine = create_engine(f"sqlite:///{path}")
+    now = utcnow()
+    with engine.begin() as conn:
+        conn.execute(insert(RunRow.__table__), [{"id": RUN_ID, "created_at": now, "status": "finished", "domain": "northline",
+                                                  "config": {"agents": sorted({c["agent"] for c in convs})}}])
+    rows, event_rows, verdict_rows, override_rows = [], [], [], []
+    for i, template in zip(range(n), itertools.cycle(convs), strict=False):
+        cid = f"c-{i:07d}"
+        rows.append({**template, "id": cid, "run_id": RUN_ID, "repeat": i // len(convs)})
+        event_rows += [{**ev, "conversation_id": cid} for ev in events.get(template["id"], [])]
+        verdict_rows += [{**vd, "conversation_id": cid} for vd in verdicts.get(template["id"], [])]
+        if i % 250 == 0:  # a reviewer's corrections: 400 on 100,000
+            override_rows.append({"conversation_id": cid, "criterion": "judge.empathy", "source": "baseline:heuristic",
+                                  "original_score": 0.25, "original_passed": False, "human_score": 0.75,
+                                  "human_passed": True, "reason": "warm enough", "author": "bench", "created_at": now})
+        if len(verdict_rows) >= CHUNK * 10 or i == n - 1:
+            _flush(engine, rows, event_rows, verdict_rows, override_rows)
+    engine.dispose()
+
+
+def _flush(engine, *batches: list[dict]) -> None:
+    tables = (ConversationRow.__table__, EventRow.__table__, VerdictRow.__table__, OverrideRow.__table__)
+    with engine.begin() as conn:
+        for table, batch in zip(tables, batches, strict=True):
+            for start in range(0, len(batch), CHUNK):
+                conn.execute(insert(table), batch[start:start + CHUNK])
+            batch.clear()
+
+
+def _timed(what: str, fn, target_ms: float | None = None):
+    """Run `fn` once; print wall-clock and CPU time (other work on the machine inflates only the first)."""
+    started, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    ms, cpu_ms = (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
+    goal = f"  (target < {target_ms:,.0f} ms)" if target_ms else ""
+    print(f"  {what:<52} {ms:8.1f} ms wall {cpu_ms:8.1f} ms CPU{goal}")
+    return result, ms
+
+
+def measure(path: Path) -> None:
+    """Print open and filter times on the database at `path`."""
+    from PySide6.QtWidgets import QApplication
+
+    from sage_desk.gui.review.list_model import ConversationListModel
+
+    app = QApplication.instance() or QApplication([])
+    store = Store(f"sqlite:///{path}")
+    table, query_ms = _timed("read the list (one query)", lambda: store.conversation_table(RUN_ID))
+    model = ConversationListModel()
+    _, load_ms = _timed("load it into the list model", lambda: model.set_table(table))
+    print(f"  {'open = query + model load':<52} {query_ms + load_ms:8.1f} ms wall (target < 2,000 ms); {len(table):,} rows")
+    agent = table.agents[0]
+    for label, spec in (("filter: one model", BrowseFilter(agent=agent)),
+                        ("filter: failures only", BrowseFilter(failures_only=True)),
+                        ("filter: failing catastrophic.*", BrowseFilter(failing="catastrophic.*")),
+                        ("filter: judge/human disagree", BrowseFilter(disagree_only=True)),
+                        ("filter: text 'nl-01' (first search builds the index)", BrowseFilter(text="nl-01")),
+                        ("filter: text 'complier' (ids, cases, criteria)", BrowseFilter(text="complier")),
+                        ("filter: model + adversarial + strong + failures", BrowseFilter(agent=agent, bucket="adversarial",
+                                                                                         conflict="strong", failures_only=True))):
+        _timed(f"{label}", lambda spec=spec: model.set_filter(spec), 100)
+        print(f"  {'':<52} -> {model.rowCount():,} rows")
+    _timed("sort by judge score", lambda: model.sort(model.column_of("judge"), 1), 100)
+    ids, _ = _timed("transcript search 'photo' (SQL)", lambda: store.search_transcripts(RUN_ID, "photo"))
+    print(f"  {'':<52} -> {len(ids):,} conversations")
+    store.close()
+    del app
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--conversations", type=int, default=100_000)
+    parser.add_argument("--keep", type=Path, help="build (or reuse) the database at this path instead of a temporary one")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.keep or Path(tmp) / "review.db"
+        if not path.is_file():
+            started = time.perf_counter()
+            build(path, args.conversations)
+            print(f"built {path} with {args.conversations:,} conversations in {time.perf_counter() - started:.1f} s")
+        print(f"Review list on {args.conversations:,} conversations:")
+        measure(path)
+
+
+if __name__ == "__main__":
+    main()
