@@ -360,3 +360,16 @@ def test_text_fields_keep_their_keys(screen):
     QTest.keyClicks(screen.filters.search, "nl-0")
     QTest.keyClick(screen.filters.search, Qt.Key.Key_Return)  # Enter in the search box only goes back to the list
     assert QApplication.focusWidget() is screen.list and len(screen.verdict_model.pending) == 1
+
+
+def test_changes_made_elsewhere_reach_the_list_and_idle_ticks_do_not_reread_it(screen, store, qtbot):
+    table = screen.list_model.table
+    screen.workspace.runs_changed.emit()  # nothing changed in this run
+    qtbot.wait(1500)
+    assert screen.list_model.table is table
+    cid = screen.list_model.conversation_id(0)
+    store.add_override(cid, "outcome", "rules", human_passed=False, author="label import")
+    screen.workspace.verdicts_changed.emit(store.latest_run_id())  # e.g. Calibration or `sage-desk label`
+    qtbot.waitUntil(lambda: screen.list_model.table is not table, timeout=4000)
+    model = screen.list_model
+    assert model.data(model.index(0, model.column_of("human"))).startswith("✎1")

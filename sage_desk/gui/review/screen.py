@@ -10,6 +10,7 @@ then `workspace.verdicts_changed(run_id)` tells the other screens. Keyboard firs
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
@@ -67,6 +68,8 @@ class ReviewScreen(QWidget):
         self._sticky: tuple[str, str] | None = None  # the (criterion, source) the reviewer works on
         self._saving = False
         self._stale = False
+        self._verdicts_dirty = False  # another screen changed this run's verdicts: read it even if its counts stand
+        self._seen_run: tuple | None = None
         self._wanted_run: str | None = None  # the last session's run, chosen once the runs are read
         self.filters = FilterBar()
         self.list_model = ConversationListModel(self)
@@ -238,7 +241,7 @@ class ReviewScreen(QWidget):
         if self.store is None:
             self.open_store()
         elif self._stale:
-            self.refresh()
+            self.refresh(force=False)
 
     def open_store(self) -> bool:
         """Open the workspace's run database and list its runs (False when it cannot be opened)."""
@@ -253,19 +256,28 @@ class ReviewScreen(QWidget):
         self.refresh()
         return True
 
-    def refresh(self) -> None:
-        """Read the runs again, then the chosen run's conversations (keeping the selection)."""
+    def refresh(self, force: bool = True) -> None:
+        """Read the runs again, then the chosen run's conversations (keeping the selection).
+
+        Unless forced, the conversations are read again only when the run changed (status or
+        counts): a live run elsewhere makes `runs_changed` fire often.
+        """
         if self.store is None:
             return
-        self._stale = False
+        force = force or self._verdicts_dirty
+        self._stale = self._verdicts_dirty = False
         runs = self.store.list_runs()
         keep = self.filters.run_id() or self._wanted_run
         self._wanted_run = None
         self.filters.set_runs(runs, keep)
         self.empty.setVisible(not runs)
         self.splitters["main"].setVisible(bool(runs))
-        if self.filters.run_id():
-            self._load_run(self.filters.run_id())
+        run = next((r for r in runs if r.id == self.filters.run_id()), None)
+        if run is not None:
+            seen = (run.id, run.status, tuple(sorted(run.counts.items())))
+            if force or seen != self._seen_run:
+                self._load_run(run.id)
+            self._seen_run = seen
         else:
             self.list_model.set_table(empty_table())
             self._show_detail(None)
@@ -273,8 +285,11 @@ class ReviewScreen(QWidget):
     def _load_run(self, run_id: str) -> None:
         keep = self.detail.id if self.detail else None
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        started = time.monotonic()
         try:
             table = self.store.conversation_table(run_id)
+            # a big run takes a while to read: re-read it at most a third of the time while it changes
+            self._refresh_timer.setInterval(max(REFRESH_DELAY_MS, int(3000 * (time.monotonic() - started))))
         except SageError as exc:
             self._report("Could not read the run", exc)
             return
@@ -578,11 +593,12 @@ class ReviewScreen(QWidget):
     def _on_verdicts_written(self, run_id: str) -> None:
         if self._saving or run_id != self.filters.run_id():
             return
+        self._verdicts_dirty = True
         self._on_runs_written()
 
     def _refresh_if_visible(self) -> None:
         if self.isVisible() and self.store is not None:
-            self.refresh()
+            self.refresh(force=False)
 
     # --- state ------------------------------------------------------------------------------
 
