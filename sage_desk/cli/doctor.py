@@ -166,11 +166,15 @@ def probe_platform() -> int:
 
 
 def check_fonts() -> Check:
-    from PySide6.QtGui import QFontDatabase, QGuiApplication
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QFontDatabase
+    from PySide6.QtWidgets import QApplication
 
-    if QGuiApplication.instance() is None:
-        # the offscreen platform reads the same fontconfig fonts and needs no display
-        _app = QGuiApplication([sys.argv[0], "-platform", "offscreen"])  # noqa: F841 (kept alive for the query)
+    if QCoreApplication.instance() is None:
+        # The offscreen platform reads the same fontconfig fonts and needs no display. A full
+        # QApplication, not a QGuiApplication: doctor may run inside the app's process (or a test's),
+        # where a later QWidget needs one.
+        _app = QApplication([sys.argv[0], "-platform", "offscreen"])  # noqa: F841 (kept alive for the query)
     families = QFontDatabase.families()
     if not families:
         return Check("fonts", "fail", "no fonts found: every text would be drawn as empty boxes",

@@ -184,3 +184,14 @@ def test_doctor_never_opens_a_network_connection(tmp_path, migrated_db):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "network use" not in done.stdout + done.stderr
     assert "ok    litellm" in done.stdout
+
+
+def test_the_font_check_leaves_an_application_widgets_can_use():
+    """doctor runs in-process (the docs' tests, the app): a QWidget made after it must not abort."""
+    script = ("from sage_desk.cli.doctor import check_fonts\n"
+              "from PySide6.QtWidgets import QWidget\n"
+              "assert check_fonts().status == 'ok'\n"
+              "QWidget().close()\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "QT_QPA_PLATFORM": ""})
+    assert done.returncode == 0, done.stderr
