@@ -59,6 +59,8 @@ or `say` (what the agent must tell or ask the customer, as one instruction).
 Rules:
 - start and action nodes have exactly one outgoing edge; end nodes have none; no cycles.
 - Edges leaving a decision carry `when`: the field value(s) they stand for. Other edges have `when: []`.
+- An if/then rule is a decision; a table of conditions is a decision per condition column, its \
+rows giving the values and the step each leads to.
 - Fields are user fields (learned from the customer: what they want, evidence they sent, their \
 situation) or system fields (read from the records: use the domain's system variables with their \
 exact names and the values their expressions produce). Values are short snake_case words.
@@ -262,7 +264,8 @@ class _Conversation:
         try:
             reply = await self.client.complete(self.options.model, messages, **self._params())
         except LlmError as exc:
-            if not (self.structured and exc.status == 400 and "response_format" in str(exc).lower()):
+            refused = any(word in str(exc).lower() for word in ("response_format", "json_schema", "structured output"))
+            if not (self.structured and exc.status == 400 and refused):
                 raise
             self.structured = False
             reply = await self.client.complete(self.options.model, messages, **self._params())
