@@ -36,7 +36,7 @@ class ListColumn:
 
 
 COLUMNS = (
-    ListColumn("case", "Case", 74, "The case the conversation played (its domain prefix left out; hover for the full id)", "case_ids"),
+    ListColumn("case", "Case", 84, "The case the conversation played (its domain prefix left out; hover for the full id)", "case_ids"),
     ListColumn("agent", "Model", 66, "The agent model under test (hover for its full name)", "agents"),
     ListColumn("repeat", "Rep", 30, "Which repeat of the case (runs play each case several times)", "repeats"),
     ListColumn("bucket", "Bucket", 80, "resolvable, (must) escalate or adversarial", "buckets"),
