@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from dataclasses import dataclass
 
 import pytest
 
@@ -15,6 +16,22 @@ from sage_desk.core.rules.hook import VerdictHooks, verdict_hook
 from sage_desk.core.store import Store
 
 CASES = ["nl-001", "nl-002", "nl-003", "nl-004", "nl-005", "nl-006"]
+
+
+@dataclass(frozen=True)
+class SlowVerdicts:
+    """Verdicts after a pause: conversations take long enough that a cancel or kill lands mid-run."""
+
+    pause_s: float = 0.05
+
+    def __call__(self, store):
+        post = VerdictHooks()(store)
+
+        async def slow(*args):
+            await asyncio.sleep(self.pause_s)
+            await post(*args)
+
+        return slow
 
 
 def make_store(tmp_path):
@@ -69,7 +86,7 @@ def test_cancel_stops_the_workers_and_resume_finishes_the_run(tmp_path):
         if progress.done >= 1:
             runner.cancel()
 
-    runner = Runner(store, on_progress=cancel_after_first, post_factory=VerdictHooks(), workers=2)
+    runner = Runner(store, on_progress=cancel_after_first, post_factory=SlowVerdicts(), workers=2)
     run_id = runner.create(spec(repeats=6, concurrency=2))
     asyncio.run(runner.execute(run_id))
     assert store.get_run(run_id).status.value == "cancelled"
@@ -90,7 +107,7 @@ def test_a_killed_worker_is_reported_and_its_conversations_stay_resumable(tmp_pa
             os.kill(victim.pid, signal.SIGKILL)
             killed.append(victim.pid)
 
-    runner = Runner(store, on_progress=kill_one_worker, post_factory=VerdictHooks(), workers=2)
+    runner = Runner(store, on_progress=kill_one_worker, post_factory=SlowVerdicts(), workers=2)
     run_id = runner.create(spec(repeats=6, concurrency=2))
     with pytest.raises(RunError, match="worker process failed"):
         asyncio.run(runner.execute(run_id))
