@@ -13,7 +13,9 @@ start=$(date +%s)
 [ -x "$PY" ] || { echo "no virtualenv at $VENV: run ./dev setup first"; exit 1; }
 if ! "$PY" -m PyInstaller --version >/dev/null 2>&1; then
   echo "installing PyInstaller (the [bundle] extra)"
-  "$PY" -m uv pip install -q --python "$PY" -e ".[bundle]"
+  if "$PY" -m uv --version >/dev/null 2>&1; then "$PY" -m uv pip install -q --python "$PY" -e ".[bundle]"
+  elif python3 -m uv --version >/dev/null 2>&1; then python3 -m uv pip install -q --python "$PY" -e ".[bundle]"
+  else "$PY" -m pip install -q -e ".[bundle]"; fi
 fi
 
 mkdir -p build/bundle-assets
