@@ -17,6 +17,8 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="a litellm model or baseline:heuristic, repeatable")
     parser.add_argument("--api-base", metavar="URL")
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--calibrated", action="store_true",
+                        help="give LLM judges the domain's saved calibration examples (from Calibrate) as few-shot examples")
     add_db_option(parser)
     parser.set_defaults(handler=run)
 
@@ -45,15 +47,34 @@ async def rejudge(store, run_id: str, judges: list, concurrency: int = 8) -> int
     return len(rows)
 
 
+def load_domain_name(domain: str) -> str:
+    """The domain's name as the store keys examples by it (a run may name its domain by a path)."""
+    from sage_desk.core.domain.loader import load_domain
+
+    return load_domain(domain).name
+
+
 def run(args: argparse.Namespace) -> int:
     from sage_desk.core.judge.factory import make_judges
 
     try:
         store = open_store(args)
         run_id = pick_run(store, args.run)
-        judges = make_judges(args.judge, api_base=args.api_base)
+        options = {}
+        if args.calibrated:
+            from sage_desk.core.engine.runner import RunSpec
+            from sage_desk.core.judge.calibration.calibrate import saved_examples
+
+            domain = RunSpec(**store.get_run(run_id).config).domain
+            options["examples"] = saved_examples(store, load_domain_name(domain))
+            if not options["examples"]:
+                return fail(f"no saved calibration examples for {domain}: run Calibrate (Calibration screen or "
+                            "`sage-desk calibration --calibrate MODEL`) first")
+        judges = make_judges(args.judge, api_base=args.api_base, **options)
         count = asyncio.run(rejudge(store, run_id, judges, args.concurrency))
     except SageError as exc:
         return fail(str(exc))
-    print(f"re-judged {count} conversations of {run_id} with {', '.join(j.source for j in judges)}", file=sys.stderr)
+    with_examples = f" and {len(options['examples'])} calibration example(s)" if options else ""
+    print(f"re-judged {count} conversations of {run_id} with {', '.join(j.source for j in judges)}{with_examples}",
+          file=sys.stderr)
     return OK

@@ -92,3 +92,29 @@ def test_calibrate_from_the_command_line(db, tmp_path, capsys, fake_openai, monk
     assert result["before_from"] == "rejudged" and len(result["examples"]) == 4
     assert main(["calibration", "--db", db, "--calibrate", "baseline:heuristic"]) == 1
     assert "no prompt, so few-shot examples cannot change it" in capsys.readouterr().err
+
+
+def test_rejudge_calibrated_puts_the_saved_examples_in_the_judge_prompt(db, tmp_path, capsys, fake_openai, monkeypatch):
+    from sage_desk.core.judge.llm_judge import EXAMPLES_HEADER
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    fake_openai.script = judge_script
+    base = ["--db", db, "--judge", "openai/fake-judge", "--api-base", fake_openai.base_url]
+    assert main(["rejudge", *base, "--calibrated"]) == 1  # nothing calibrated yet: says so, judges nothing
+    assert "no saved calibration examples for northline" in capsys.readouterr().err
+    assert not fake_openai.requests
+
+    path, _ = labels_csv(db, tmp_path)
+    assert main(["label", "--db", db, "--from", str(path)]) == 0
+    assert main(["calibration", "--db", db, "--calibrate", "openai/fake-judge", "--api-base", fake_openai.base_url]) == 0
+    capsys.readouterr()
+    fake_openai.requests.clear()
+
+    assert main(["rejudge", *base, "--calibrated"]) == 0
+    assert "and 4 calibration example(s)" in capsys.readouterr().err
+    prompts = [m["content"] for r in fake_openai.requests for m in r["messages"] if m["role"] == "user"]
+    assert len(prompts) == 40 and all(EXAMPLES_HEADER in p and p.count("Example ") >= 4 for p in prompts)
+
+    fake_openai.requests.clear()
+    assert main(["rejudge", *base]) == 0  # without the flag, the plain prompt
+    assert not any(EXAMPLES_HEADER in m["content"] for r in fake_openai.requests for m in r["messages"])

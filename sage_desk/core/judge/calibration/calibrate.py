@@ -240,6 +240,16 @@ def save_judge_examples(store: Any, domain: str, chosen: list[Example], prompts:
     return store.add_judge_examples(new) if new else []
 
 
+def saved_examples(store: Any, domain: str) -> list[dict[str, Any]]:
+    """The domain's saved calibration examples (train split) as few-shot prompt examples for `LlmJudge`.
+
+    This is how human overrides reach later judging: Calibrate keeps the examples it chose, and
+    `rejudge --calibrated` (or any caller) puts them in the judge's prompt.
+    """
+    return [{"criterion": e.criterion, "transcript": e.transcript, "passed": e.label_passed, "score": e.label_score,
+             "rationale": e.rationale} for e in store.judge_examples(domain, None, "train")]
+
+
 def calibrate(store: Any, run_id: str, model: str, **options: Any) -> CalibrationResult:
     """`calibrate_async` for callers without an event loop (the CLI, a worker thread)."""
     return asyncio.run(calibrate_async(store, run_id, model, **options))
