@@ -17,7 +17,6 @@ from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QObject, Qt,
 from PySide6.QtGui import QAction, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHeaderView,
     QLabel,
     QMessageBox,
     QSplitter,
@@ -40,6 +39,7 @@ from sage_desk.gui.review.override_panel import OverridePanel
 from sage_desk.gui.review.path_view import PathView
 from sage_desk.gui.review.transcript import TimelineView, TranscriptView
 from sage_desk.gui.review.verdict_model import VerdictModel, value_for_key
+from sage_desk.gui.review.views import setup_conversation_list, setup_verdict_table, titled
 
 ROW_HEIGHT = 26
 REFRESH_DELAY_MS = 1200
@@ -103,8 +103,8 @@ class ReviewScreen(QWidget):
         self.subtitle.setWordWrap(True)
         self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        reading = self._split("reading", Qt.Orientation.Vertical, [self._titled("Transcript", self.transcript),
-                                                                   self._titled("Tool calls", self.timeline)], [460, 260])
+        reading = self._split("reading", Qt.Orientation.Vertical, [titled("Transcript", self.transcript),
+                                                                   titled("Tool calls", self.timeline)], [460, 260])
         judging = self._split("judging", Qt.Orientation.Vertical, [self._verdict_box(), self.route], [440, 260])
         panes = self._split("panes", Qt.Orientation.Horizontal, [reading, judging], [330, 390])
         detail = QWidget()
@@ -137,65 +137,16 @@ class ReviewScreen(QWidget):
         self.splitters[name] = splitter
         return splitter
 
-    @staticmethod
-    def _titled(title: str, widget: QWidget) -> QWidget:
-        box = QWidget()
-        layout = QVBoxLayout(box)
-        layout.setContentsMargins(8, 0, 8, 6)
-        layout.setSpacing(2)
-        label = QLabel(title)
-        label.setObjectName("paneTitle")
-        layout.addWidget(label)
-        layout.addWidget(widget, 1)
-        return box
-
     def _build_list(self) -> None:
-        self.list.setModel(self.list_model)
-        self.list.setObjectName("conversationList")
-        self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.list.setSortingEnabled(True)
-        self.list.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        self.list_model.unsort()  # setSortingEnabled sorted once; the store's order (case, model, repeat) comes first
-        self.list.setAlternatingRowColors(True)
-        self.list.setWordWrap(False)
-        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        rows = self.list.verticalHeader()
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        rows.setDefaultSectionSize(ROW_HEIGHT)
-        rows.hide()
-        header = self.list.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setHighlightSections(False)
-        for number, column in enumerate(COLUMNS):
-            header.resizeSection(number, column.width)
+        setup_conversation_list(self.list, self.list_model, ROW_HEIGHT)
         self.list.installEventFilter(self)
 
     def _build_verdicts(self) -> None:
-        self.verdicts.setModel(self.verdict_model)
-        self.verdicts.setObjectName("verdictTable")
-        self.verdicts.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.verdicts.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.verdicts.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
-        self.verdicts.setAlternatingRowColors(True)
-        self.verdicts.setWordWrap(False)
-        self.verdicts.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        rows = self.verdicts.verticalHeader()
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        rows.setDefaultSectionSize(24)
-        rows.hide()
-        self.verdicts.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # "Why" is read in full below
-        header = self.verdicts.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setMinimumSectionSize(24)
-        header.setStretchLastSection(True)
-        for number, width in enumerate((150, 64, 78, 78)):
-            header.resizeSection(number, width)
+        setup_verdict_table(self.verdicts, self.verdict_model)
         self.verdicts.installEventFilter(self)
 
     def _verdict_box(self) -> QWidget:
-        box = self._titled("Verdicts", self.verdicts)
+        box = titled("Verdicts", self.verdicts)
         box.setToolTip("Rule verdicts and judge scores. Pick one to see its event and node; number keys set the human value.")
         box.layout().addWidget(self.override)
         return box
