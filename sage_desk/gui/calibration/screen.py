@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -35,7 +35,7 @@ from sage_desk.gui.calibration.confusion import ConfusionMatrix
 from sage_desk.gui.calibration.models import AgreementModel, BeforeAfterModel, DisagreementModel, kappa_text, pct
 from sage_desk.gui.calibration.panel import CalibratePanel
 from sage_desk.gui.calibration.worker import CalibrateOutcome, CalibrateThread
-from sage_desk.gui.common.workspace import Workspace
+from sage_desk.gui.common.workspace import StoreScreen, Workspace
 
 NO_RUNS = "No runs yet: start one in Runs or with `sage-desk run`."
 ROW_HEIGHT = 26
@@ -69,7 +69,7 @@ def _table(model: Any, stretch_last: bool = True) -> QTableView:
     return view
 
 
-class CalibrationScreen(QWidget):
+class CalibrationScreen(StoreScreen, QWidget):
     """Agreement per criterion, the confusion matrix, disagreements, Calibrate and Export."""
 
     message = Signal(str)
@@ -231,21 +231,6 @@ class CalibrationScreen(QWidget):
         self.panel.cancel_requested.connect(self.cancel_calibration)
 
     # --- data -------------------------------------------------------------------------------
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
-        super().showEvent(event)
-        if self.store is None:
-            self._open_store()
-        elif self._stale:
-            self.refresh()
-
-    def _open_store(self) -> None:
-        try:
-            self.store = self.workspace.store()
-        except SageError as exc:
-            self._report_error("Could not open the run database", exc)
-            return
-        self.refresh()
 
     def _on_runs_written(self) -> None:
         self._stale = True
@@ -487,7 +472,3 @@ class CalibrationScreen(QWidget):
         self.panel.api_base.setText(str(settings.value("calibration/api_base", "") or ""))
         self.panel.per_class.setValue(int(settings.value("calibration/per_class", 2) or 2))
 
-    def _report_error(self, title: str, error: BaseException | str) -> None:
-        if self.notifier is not None and hasattr(self.notifier, "report"):
-            self.notifier.report(title, error)
-        self.message.emit(f"{title}: {error}")

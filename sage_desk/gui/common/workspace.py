@@ -16,6 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from sage_desk.core.errors import SageError
 from sage_desk.core.locations import sample_runs_dir
 
 
@@ -81,3 +82,32 @@ class Workspace(QObject):
         if self._store is not None:
             self._store.close()
             self._store = None
+
+
+class StoreScreen:
+    """Mixin for a screen (before QWidget in its bases) that reads the workspace's runs.
+
+    It opens the store when first shown, not when built, so the window appears at once, and it
+    reads again on show when a workspace signal marked it stale while hidden. The screen provides
+    `workspace`, `store` (None until opened), `_stale`, `notifier`, a `message` signal and `refresh()`.
+    """
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
+        super().showEvent(event)  # type: ignore[misc]
+        if self.store is None:
+            self._open_store()
+        elif self._stale:
+            self.refresh()
+
+    def _open_store(self) -> None:
+        try:
+            self.store = self.workspace.store()
+        except SageError as exc:
+            self._report_error("Could not open the run database", exc)
+            return
+        self.refresh()
+
+    def _report_error(self, title: str, error: BaseException | str) -> None:
+        if self.notifier is not None and hasattr(self.notifier, "report"):
+            self.notifier.report(title, error)
+        self.message.emit(f"{title}: {error}")

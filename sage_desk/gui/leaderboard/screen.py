@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -22,11 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sage_desk.core.errors import SageError
 from sage_desk.core.export.charts import report_charts
 from sage_desk.core.export.leaderboard import leaderboard_report
 from sage_desk.core.metrics.load import results_for_runs
-from sage_desk.gui.common.workspace import Workspace
+from sage_desk.gui.common.workspace import StoreScreen, Workspace
 from sage_desk.gui.leaderboard.chart_view import ChartPanel
 from sage_desk.gui.leaderboard.model import LeaderboardModel
 
@@ -41,7 +40,7 @@ def run_label(run: Any) -> str:
     return f"{run.id} · {run.domain}\n{run.total:,} conv. · {when} · {run.status.value}"
 
 
-class LeaderboardScreen(QWidget):
+class LeaderboardScreen(StoreScreen, QWidget):
     """Runs and a domain on the left; the metric table and the charts on the right."""
 
     message = Signal(str)
@@ -168,13 +167,6 @@ class LeaderboardScreen(QWidget):
 
     # --- data -------------------------------------------------------------------------------
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
-        super().showEvent(event)
-        if self.store is None:
-            self._open_store()
-        elif self._stale:
-            self.refresh()
-
     def _on_runs_written(self) -> None:
         # runs change often while one is going: read them again when next shown, not on every tick
         self.results.clear()
@@ -187,14 +179,6 @@ class LeaderboardScreen(QWidget):
         self._stale = True
         if self.isVisible() and self.store is not None:
             self.refresh()
-
-    def _open_store(self) -> None:
-        try:
-            self.store = self.workspace.store()
-        except SageError as exc:
-            self._report_error("Could not open the run database", str(exc))
-            return
-        self.refresh()
 
     def refresh(self) -> None:
         """Read the list of runs again (newest first) and keep the selection where it can."""
@@ -285,7 +269,3 @@ class LeaderboardScreen(QWidget):
         if path:
             self.export_html(path)
 
-    def _report_error(self, title: str, text: str) -> None:
-        if self.notifier is not None and hasattr(self.notifier, "report"):
-            self.notifier.report(title, text)
-        self.message.emit(f"{title}: {text}")
