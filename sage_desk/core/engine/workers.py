@@ -9,8 +9,12 @@ own event loop, LLM client and database connection, and a share of the unfinishe
 The database is the only thing the processes share, which is what makes this safe: every
 conversation row is written by exactly one process, SQLite in WAL mode (or PostgreSQL) takes
 the concurrent writers, and a killed worker leaves its conversations unfinished, so
-`run --resume` finishes them like any interrupted run. Progress comes back over a queue as
-per-conversation deltas; cancel is an event every worker watches.
+`run --resume` finishes them like any interrupted run. Progress comes back as per-conversation
+deltas over one pipe per worker; cancel is a shared flag every worker watches.
+
+Nothing the processes share takes a lock: a worker killed while holding a shared queue's lock
+(or an Event's) would block every other worker, and the parent with them, for good. A pipe has
+one writer, so a killed worker only ends its own pipe, which the parent reads as end-of-file.
 
 Everything a worker needs is pickled: the database URL (never an in-memory one), the options
 of the agents and customer (plain values, API keys included, which stay in memory), and a
@@ -21,16 +25,19 @@ cross a process boundary.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
-import queue
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import wait
 from typing import Any
 
 from sage_desk.core.errors import RunError
 
-POLL_S = 0.1  # how often a worker looks at the cancel event, and the parent at the queue
+log = logging.getLogger(__name__)
+
+POLL_S = 0.1  # how often a worker looks at the cancel flag, and the parent at the pipes
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,8 @@ def split(ids: list[str], workers: int) -> list[list[str]]:
 
 
 def worker_main(job: WorkerJob, deltas: Any, cancel: Any) -> None:
-    """A worker process: play its conversations, send a `Delta` per conversation, then `None`."""
+    """A worker process: play its conversations, send a `Delta` per conversation down `deltas` (its
+    pipe), then `None`; `cancel` is a shared byte the parent sets to 1."""
     from sage_desk.core.engine.runner import Runner
     from sage_desk.core.store import Store
 
@@ -79,16 +87,17 @@ def worker_main(job: WorkerJob, deltas: Any, cancel: Any) -> None:
     try:
         post = job.post_factory(store) if job.post_factory is not None else None
         runner = Runner(store, post=post, agent_options=job.agent_options, user_options=job.user_options)
-        runner.on_delta = deltas.put
+        runner.on_delta = deltas.send
         asyncio.run(_play_share(runner, job, cancel))
     finally:
         store.close()
-        deltas.put(None)
+        deltas.send(None)
+        deltas.close()
 
 
 async def _play_share(runner: Any, job: WorkerJob, cancel: Any) -> None:
     async def watch() -> None:
-        while not cancel.is_set():
+        while not cancel.value:
             await asyncio.sleep(POLL_S)
         runner.cancel()
 
@@ -106,42 +115,51 @@ class WorkerPool:
         self.ctx = context()
         self.jobs = jobs
         self.on_delta = on_delta
-        self.deltas = self.ctx.Queue()
-        self.cancel_event = self.ctx.Event()
+        self.cancel_flag = self.ctx.RawValue("b", 0)  # lock-free on purpose (module docstring)
         self.processes: list[Any] = []
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self.cancel_flag.value)
 
     def cancel(self) -> None:
         """Ask every worker to stop (thread-safe)."""
-        self.cancel_event.set()
+        self.cancel_flag.value = 1
 
     async def run(self) -> None:
         """Start the workers and wait for all of them; raises RunError if one died abnormally."""
+        pipes: dict[Any, Any] = {}  # the parent's read end -> its worker
         for job in self.jobs:
-            proc = self.ctx.Process(target=worker_main, args=(job, self.deltas, self.cancel_event), daemon=True,
+            reader, writer = self.ctx.Pipe(duplex=False)
+            proc = self.ctx.Process(target=worker_main, args=(job, writer, self.cancel_flag), daemon=True,
                                     name=f"sage-desk-worker-{len(self.processes) + 1}")
             proc.start()
+            writer.close()  # the worker now holds the only write end: its death reads as end-of-file here
             self.processes.append(proc)
+            pipes[reader] = proc
         loop = asyncio.get_running_loop()
-        running = len(self.processes)
         try:
-            while running:
-                try:
-                    item = await loop.run_in_executor(None, self.deltas.get, True, POLL_S)
-                except queue.Empty:
-                    if not any(p.is_alive() for p in self.processes):
-                        break  # a worker died without saying goodbye (killed); its rows stay unfinished
-                    continue
-                if item is None:
-                    running -= 1
-                else:
-                    self.on_delta(item)
+            while pipes:
+                for reader in await loop.run_in_executor(None, wait, list(pipes), POLL_S):
+                    try:
+                        item = reader.recv()
+                    except Exception as exc:  # noqa: BLE001 - EOF, or a message cut off by a kill
+                        log.debug("%s ended without saying goodbye: %r", pipes[reader].name, exc)
+                        item = None  # its unfinished rows stay unfinished, for --resume
+                    if item is None:
+                        pipes.pop(reader)
+                        reader.close()
+                    else:
+                        self.on_delta(item)
         except asyncio.CancelledError:
             self.cancel()
             raise
         finally:
             for proc in self.processes:
                 proc.join(timeout=30)
+            for reader in pipes:
+                reader.close()
         failed = [p for p in self.processes if p.exitcode not in (0, None)]
-        if failed and not self.cancel_event.is_set():
+        if failed and not self.cancelled:
             codes = ", ".join(f"{p.name} exit {p.exitcode}" for p in failed)
             raise RunError(f"a worker process failed ({codes}); finish the run with --resume")
