@@ -5,6 +5,10 @@ litellm is imported on the first call, never at module import (it takes seconds 
 lost connections) are retried here with exponential backoff and jitter; litellm's and the
 OpenAI SDK's own retries are switched off so one policy governs. Concurrency is limited per
 provider (the `api_base`, else the model's provider prefix) with one semaphore per event loop.
+
+`openai/` and `hosted_vllm/` models at an explicit `api_base` (vLLM, Ollama, LM Studio ...) are
+posted straight to the endpoint with httpx instead (endpoint.py says why); the reply, errors,
+retries and cost are the same either way.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from sage_desk.core.llm.pricing import call_cost
+from sage_desk.core.llm.endpoint import Endpoints, is_direct, request_body
+from sage_desk.core.llm.pricing import call_cost, tokens_cost
 from sage_desk.core.llm.redact import redact
 from sage_desk.core.llm.secrets import api_key_for
 from sage_desk.core.llm.types import LlmError, LlmReply, ToolCallRequest, Usage
@@ -28,6 +33,7 @@ log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})  # plus every 5xx
 DEFAULT_CONCURRENCY = 16
+TRANSPORTS = ("auto", "litellm")  # auto: direct HTTP for OpenAI-compatible endpoints, litellm for the rest
 
 
 def load_litellm() -> Any:
@@ -48,17 +54,19 @@ def provider_key(model: str, api_base: str | None = None) -> str:
     return model.split("/", 1)[0] if "/" in model else "openai"
 
 
-def is_retryable(exc: BaseException, litellm: Any) -> tuple[bool, int | None]:
-    """Whether a failure is transient, and its HTTP status when it has one."""
+def is_retryable(exc: BaseException, litellm: Any = None) -> tuple[bool, int | None]:
+    """Whether a failure is transient, and its HTTP status when it has one (litellm's classes too, if given)."""
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
-    transient = (
-        litellm.Timeout,
-        litellm.APIConnectionError,
-        litellm.RateLimitError,
-        litellm.InternalServerError,
-        litellm.ServiceUnavailableError,
-    )
+    transient: tuple[type[BaseException], ...] = ()
+    if litellm is not None:
+        transient = (
+            litellm.Timeout,
+            litellm.APIConnectionError,
+            litellm.RateLimitError,
+            litellm.InternalServerError,
+            litellm.ServiceUnavailableError,
+        )
     if isinstance(exc, (*transient, TimeoutError, ConnectionError)):
         return True, status
     if status is not None:
@@ -85,7 +93,11 @@ def parse_tool_call(call_id: str, name: str, raw: str | None) -> ToolCallRequest
 
 
 class LlmClient:
-    """Completions through litellm with retries, per-provider concurrency limits, usage and cost."""
+    """Completions with retries, per-provider concurrency limits, usage and cost.
+
+    `transport="litellm"` (or `SAGE_DESK_LLM_TRANSPORT=litellm`) sends every call through litellm,
+    OpenAI-compatible endpoints included; the default posts to those directly.
+    """
 
     def __init__(
         self,
@@ -94,7 +106,12 @@ class LlmClient:
         backoff_base: float = 1.0,
         backoff_max: float = 30.0,
         rng: random.Random | None = None,
+        transport: str | None = None,
     ) -> None:
+        transport = transport or os.environ.get("SAGE_DESK_LLM_TRANSPORT") or "auto"
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}")
+        self.transport = transport
         self.concurrency = concurrency
         self.limits = dict(limits or {})  # provider key (see provider_key) -> max calls in flight
         self.backoff_base = backoff_base
@@ -103,6 +120,7 @@ class LlmClient:
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
             weakref.WeakKeyDictionary()
         )
+        self._endpoints = Endpoints()
 
     async def complete(
         self,
@@ -120,26 +138,42 @@ class LlmClient:
     ) -> LlmReply:
         """One chat completion, retried on transient failures; raises `LlmError` when it gives up.
 
-        Extra keyword `params` (max_tokens, response_format ...) go to litellm unchanged.
+        Extra keyword `params` (max_tokens, response_format ...) go to the provider unchanged.
         """
-        litellm = load_litellm()
+        direct = self.transport == "auto" and mock_response is None and is_direct(model, api_base)
+        litellm = None if direct else load_litellm()
         if api_key is None and mock_response is None:
             api_key = api_key_for(model, api_base)  # environment, else keyring (core/llm/secrets.py)
-        request = self._request(model, messages, tools, api_base, api_key, temperature, timeout, mock_response, seed, params)
+        key = provider_key(model, api_base)
+        if direct:
+            assert api_base is not None
+            body = request_body(model, messages, tools, temperature, seed, params)
+            limit = self.limits.get(key, self.concurrency)
+            call = lambda: self._endpoints.post(api_base, body, api_key, timeout, limit)  # noqa: E731
+        else:
+            request = self._request(model, messages, tools, api_base, api_key, temperature, timeout, mock_response, seed, params)
+            # A guard beyond litellm's own timeout, in case a provider hangs past it.
+            call = lambda: asyncio.wait_for(litellm.acompletion(**request), timeout + 5)  # noqa: E731
         for attempt in range(max_retries + 1):
             started = time.perf_counter()
             try:
-                async with self._semaphore(provider_key(model, api_base)):
-                    # A guard beyond litellm's own timeout, in case a provider hangs past it.
-                    response = await asyncio.wait_for(litellm.acompletion(**request), timeout + 5)
+                async with self._semaphore(key):
+                    response = await call()
             except Exception as exc:  # noqa: BLE001 - classified below; nothing is swallowed
                 retryable, status = is_retryable(exc, litellm)
                 if not retryable or attempt == max_retries:
                     raise self._error(exc, model, api_key, retryable, status, attempt + 1) from None
                 await self._back_off(exc, model, attempt, max_retries, status)
                 continue
-            return self._reply(litellm, model, response, (time.perf_counter() - started) * 1000, attempt + 1)
+            latency_ms = (time.perf_counter() - started) * 1000
+            if direct:
+                return self._reply_from_json(model, response, latency_ms, attempt + 1)
+            return self._reply(litellm, model, response, latency_ms, attempt + 1)
         raise AssertionError("unreachable: the loop returns or raises")
+
+    async def aclose(self) -> None:
+        """Close the connections kept open in the running loop (`asyncio.run` does it as the loop ends)."""
+        await self._endpoints.aclose()
 
     def complete_sync(self, model: str, messages: list[dict[str, Any]], **kwargs: Any) -> LlmReply:
         """`complete` for one-shot callers (CLI); safe to call from inside a running event loop too."""
@@ -233,9 +267,34 @@ class LlmClient:
             attempts=attempts,
         )
 
+    @staticmethod
+    def _reply_from_json(model: str, response: dict[str, Any], latency_ms: float, attempts: int) -> LlmReply:
+        """An OpenAI-format completion as posted back by a direct endpoint."""
+        choice = response["choices"][0]
+        message = choice.get("message") or {}
+        usage = response.get("usage") or {}
+        prompt = int(usage.get("prompt_tokens") or 0)
+        completion = int(usage.get("completion_tokens") or 0)
+        return LlmReply(
+            content=message.get("content"),
+            tool_calls=_reply_message_calls(message),
+            usage=Usage(prompt_tokens=prompt, completion_tokens=completion, cost_usd=tokens_cost(model, prompt, completion),
+                        latency_ms=latency_ms, model=model),
+            finish_reason=choice.get("finish_reason"),
+            attempts=attempts,
+        )
+
+
+def _reply_message_calls(message: dict[str, Any]) -> list[ToolCallRequest]:
+    calls = []
+    for i, call in enumerate(message.get("tool_calls") or []):
+        function = call.get("function") or {}
+        calls.append(parse_tool_call(call.get("id") or f"call_{i}", function.get("name") or "", function.get("arguments")))
+    return calls
+
 
 def _retry_after(exc: Exception) -> float | None:
-    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    headers = getattr(exc, "headers", None) or getattr(getattr(exc, "response", None), "headers", None) or {}
     value = headers.get("retry-after")
     try:
         return float(str(value)) if value else None

@@ -6,9 +6,16 @@ negotiated rate for (or for a local endpoint litellm has never heard of) means t
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import json
+import sys
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+PRICE_MAP_FILE = "model_prices_and_context_window_backup.json"  # inside the litellm package
 
 
 @dataclass(frozen=True)
@@ -60,3 +67,48 @@ def call_cost(litellm: Any, model: str, response: Any, prompt_tokens: int, compl
         return float(litellm.completion_cost(completion_response=response, model=model) or 0.0)
     except Exception:  # noqa: BLE001 - litellm raises assorted errors for an unmapped model
         return 0.0
+
+
+def tokens_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float:
+    """USD for a call made without litellm (a direct endpoint): registered price, else litellm's map, else 0.0."""
+    price = registered_price(model)
+    if price is None:
+        price = _map_price(model)
+    if price is None:
+        return 0.0
+    return prompt_tokens * price.input_per_token + completion_tokens * price.output_per_token
+
+
+_map_prices: dict[str, Price | None] = {}
+
+
+def _map_price(model: str) -> Price | None:
+    """A model's per-token prices from litellm's local price map, looked up once per model."""
+    if model not in _map_prices:
+        cost_map = _price_map()
+        entry = cost_map.get(model) or cost_map.get(model.split("/", 1)[-1]) or {}
+        cost_in, cost_out = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
+        found = cost_in is not None or cost_out is not None
+        with _lock:
+            _map_prices[model] = Price(float(cost_in or 0.0), float(cost_out or 0.0)) if found else None
+    return _map_prices[model]
+
+
+@functools.cache
+def _price_map() -> dict[str, Any]:
+    """litellm's price map; read from the file litellm ships when litellm itself is not loaded.
+
+    A direct endpoint's run never needs litellm otherwise, and importing it for one dict takes
+    3-10 s; the JSON file it reads under LITELLM_LOCAL_MODEL_COST_MAP takes tens of milliseconds.
+    """
+    litellm = sys.modules.get("litellm")
+    if litellm is None:
+        spec = importlib.util.find_spec("litellm")  # finds the package without importing (running) it
+        folders = list(spec.submodule_search_locations or []) if spec is not None else []
+        try:
+            return json.loads((Path(folders[0]) / PRICE_MAP_FILE).read_bytes())
+        except (IndexError, OSError, ValueError):
+            from sage_desk.core.llm.client import load_litellm  # a litellm that moved the file: ask it
+
+            litellm = load_litellm()
+    return dict(litellm.model_cost)

@@ -1,4 +1,4 @@
-"""LlmClient against the local fake server: real litellm calls, never a real provider."""
+"""LlmClient against the local fake server, over both transports (direct HTTP and litellm), never a real provider."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _call(client: LlmClient, server: FakeOpenAIServer, **kwargs: object):  # typ
     return asyncio.run(client.complete(MODEL, **params))  # type: ignore[arg-type]
 
 
-def test_content_through_litellm(client: LlmClient, fake_openai: FakeOpenAIServer) -> None:
+def test_content(client: LlmClient, fake_openai: FakeOpenAIServer) -> None:
     reply = _call(client, fake_openai, temperature=0.2, seed=7)
     assert reply.content == "echo: hello" and reply.tool_calls == [] and reply.finish_reason == "stop"
     assert reply.usage.prompt_tokens > 0 and reply.usage.completion_tokens > 0
@@ -42,7 +42,7 @@ def test_content_through_litellm(client: LlmClient, fake_openai: FakeOpenAIServe
     assert fake_openai.headers[0]["authorization"] == "Bearer x"
 
 
-def test_tool_calls_through_litellm(client: LlmClient, fake_openai: FakeOpenAIServer) -> None:
+def test_tool_calls(client: LlmClient, fake_openai: FakeOpenAIServer) -> None:
     fake_openai.script = lambda req: FakeReply(
         "Let me look.", [FakeToolCall("lookup_order", {"order_id": "NL-1042"}, id="call_a")]
     )
@@ -74,12 +74,13 @@ def test_retries_429_500_and_timeout_then_succeeds(
         reply = _call(client, fake_openai, timeout=0.3, max_retries=4)
     assert reply.content == "echo: hello" and reply.attempts == 5
     assert len(fake_openai.requests) == 5
-    assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
-        "openai/fake-model: RateLimitError",
-        "openai/fake-model: InternalServerError",
-        "openai/fake-model: Timeout",
-        "openai/fake-model: ServiceUnavailableError",
-    ]
+    logged = [r.getMessage().split(" (")[0] for r in caplog.records]
+    if client.transport == "litellm":
+        assert logged == [f"{MODEL}: {name}" for name in ("RateLimitError", "InternalServerError", "Timeout", "ServiceUnavailableError")]
+    else:
+        assert logged == [f"{MODEL}: {name}" for name in ("EndpointError", "EndpointError", "EndpointTimeout", "EndpointError")]
+    statuses = [r.getMessage().split("(status ")[1].split(")")[0] for r in caplog.records]
+    assert statuses[:2] + statuses[3:] == ["429", "500", "503"]  # a timeout has none (litellm says 408)
 
 
 def test_gives_up_after_max_retries(client: LlmClient, fake_openai: FakeOpenAIServer) -> None:

@@ -1,0 +1,145 @@
+"""Chat completions posted straight to an OpenAI-compatible endpoint (vLLM, Ollama, LM Studio, llama.cpp).
+
+Why not litellm for these: litellm sends `openai/` models through the OpenAI SDK, whose request
+transform plus litellm's own bookkeeping cost 5-7 ms of CPU per call (benchmarks/bench_harness.py).
+With 64 conversations in flight against a fast local server that CPU, not the server, set the
+pace of a run. The request these servers take is the OpenAI wire format as it is, so posting it
+ourselves loses nothing.
+
+Why aiohttp and not httpx: httpcore's connection pool re-scans every connection for every
+queued request (encode/httpx#3215, encode/httpcore#1035), so with 64 connections in flight an
+httpx client spent more CPU than litellm did; aiohttp's connector does not (both are already
+installed with litellm). Every other provider, `mock_response`, and any client built with
+`transport="litellm"` (or `SAGE_DESK_LLM_TRANSPORT=litellm`) still go through litellm.
+
+Failures come back as exceptions `client.is_retryable` already classifies: `EndpointError` with
+an HTTP status, `EndpointTimeout` (a TimeoutError) and `EndpointUnreachable` (a ConnectionError).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import weakref
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+
+#: Model prefixes whose requests are the OpenAI wire format unchanged, when an api_base is given.
+DIRECT_PREFIXES = frozenset({"openai", "hosted_vllm"})
+
+
+def is_direct(model: str, api_base: str | None) -> bool:
+    """Whether `model` at `api_base` can be posted to directly (an explicit OpenAI-compatible endpoint)."""
+    return bool(api_base) and "/" in model and model.split("/", 1)[0] in DIRECT_PREFIXES
+
+
+class EndpointError(Exception):
+    """The endpoint answered with an HTTP error status, or with a body that is not a completion."""
+
+    def __init__(self, message: str, status_code: int | None = None, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.headers = headers or {}
+
+
+class EndpointTimeout(TimeoutError):
+    """No complete answer within the timeout."""
+
+
+class EndpointUnreachable(ConnectionError):
+    """The connection failed or broke before an answer came."""
+
+
+class Endpoints:
+    """One pooled `aiohttp.ClientSession` per event loop and endpoint, so connections are kept alive.
+
+    The connections live as long as their event loop: `asyncio.run` finalizes the loop's async
+    generators as it ends, and a parked one per loop (`_closer`) closes the clients then.
+    """
+
+    def __init__(self) -> None:
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, aiohttp.ClientSession]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._closers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncIterator[None]] = weakref.WeakKeyDictionary()
+
+    async def _client(self, api_base: str, max_connections: int) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        per_loop = self._clients.get(loop)
+        if per_loop is None:
+            per_loop = self._clients[loop] = {}
+            closer = self._closers[loop] = _closer(per_loop)
+            await anext(closer)  # started, so the loop knows it and closes it at shutdown
+        client = per_loop.get(api_base)
+        if client is None:
+            # trust_env: proxies from the environment, as litellm (httpx) honoured them.
+            connector = aiohttp.TCPConnector(limit=max_connections, limit_per_host=0)
+            client = per_loop[api_base] = aiohttp.ClientSession(connector=connector, trust_env=True)
+        return client
+
+    async def aclose(self) -> None:
+        """Close the running loop's connections now (for loops not ended by `asyncio.run`)."""
+        loop = asyncio.get_running_loop()
+        clients = self._clients.pop(loop, {})
+        self._closers.pop(loop, None)
+        for client in clients.values():
+            await client.close()
+
+    async def post(self, api_base: str, body: dict[str, Any], api_key: str | None, timeout: float, max_connections: int) -> dict[str, Any]:
+        """POST `body` to `{api_base}/chat/completions` and return the decoded completion."""
+        base = api_base.rstrip("/")
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        client = await self._client(base, max_connections)
+        try:
+            async with client.post(f"{base}/chat/completions", json=body, headers=headers,
+                                   timeout=aiohttp.ClientTimeout(total=timeout)) as response:
+                status, raw = response.status, await response.read()
+                response_headers = dict(response.headers)
+        except TimeoutError as exc:  # aiohttp's timeouts are TimeoutErrors
+            raise EndpointTimeout(f"no answer from {base} within {timeout:g} s ({type(exc).__name__})") from None
+        except aiohttp.ClientError as exc:
+            raise EndpointUnreachable(f"cannot reach {base}: {type(exc).__name__}: {exc}") from None
+        if status >= 400:
+            raise EndpointError(f"HTTP {status} from {base}: {_error_text(raw)}", status, response_headers)
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise EndpointError(f"{base} answered HTTP {status} with a body that is not JSON: {raw[:200]!r}") from None
+        if not isinstance(data, dict) or not data.get("choices"):
+            raise EndpointError(f"{base} answered without any choices: {str(data)[:200]}")
+        return data
+
+
+async def _closer(clients: dict[str, aiohttp.ClientSession]) -> AsyncIterator[None]:
+    """Parks until its loop shuts its async generators down, then closes `clients`."""
+    try:
+        yield
+    finally:
+        for client in list(clients.values()):
+            await client.close()
+        clients.clear()
+
+
+def request_body(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, temperature: float | None,
+                 seed: int | None, params: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAI chat-completions body: the model name without its routing prefix."""
+    body: dict[str, Any] = {"model": model.split("/", 1)[1], "messages": messages, **params}
+    optional = {"tools": tools, "temperature": temperature, "seed": seed}
+    body.update({k: v for k, v in optional.items() if v is not None})
+    return body
+
+
+def _error_text(raw: bytes) -> str:
+    """The server's own error message when it sent one (OpenAI's `{"error": {"message": ...}}`), else the body's start."""
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return raw[:300].decode("utf-8", "replace") or "(empty body)"
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])[:300]
+    if isinstance(error, str):
+        return error[:300]
+    return str(data)[:300]
