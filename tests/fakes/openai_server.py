@@ -1,16 +1,23 @@
 """A local fake of the OpenAI chat-completions API, for tests that must never touch a network.
 
-`FakeOpenAIServer` serves `POST /v1/chat/completions` on 127.0.0.1 from a background thread.
+`FakeOpenAIServer` serves `POST /v1/chat/completions` on 127.0.0.1 from an aiohttp event loop in
+a background thread (one thread, no lock contention: at 64+ requests at once a threaded
+`http.server` added tens of milliseconds to every answer, which benchmarks/bench_harness.py
+would have charged to the harness).
 What it answers comes from a *script* (a callable taking the request JSON and returning text,
 tool calls or a `FakeReply`); what goes wrong comes from *faults*, queued (one per request, in
 order) or drawn at random with a seeded rate: `429`, `500`, `503`, `timeout` (the connection is
 held until `hold_seconds` pass or the server stops), `malformed` (tool-call arguments that are
 not JSON), and the permanent `400`, `401`, `404`. A script that raises answers 500 and lands in
-`errors`, so a broken test script is seen, not hidden. It answers 64+ requests at once and always stops, bounded, when the `with` block ends.
+`errors`, so a broken test script is seen, not hidden. Scripts run on the server's loop, so they
+must not block. It answers 64+ requests at once, keeps connections alive as real servers do,
+and always stops, bounded, when the `with` block ends.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
 import json
 import random
@@ -20,8 +27,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from aiohttp import web
 
 FAULTS = ("429", "500", "503", "timeout", "malformed", "400", "401", "404")
 MALFORMED_ARGUMENTS = '{"order_id": "NL-10'  # cut off mid-string, as truncated model output is
@@ -90,15 +98,18 @@ class FakeOpenAIServer:
         self._arrived = threading.Condition(self._lock)
         self._in_flight = 0
         self._ids = itertools.count(1)
-        self._stopping = threading.Event()
-        self._httpd = _Server(("127.0.0.1", port), _Handler, self)
+        # Bound now, so `port` and `base_url` are known before `start`.
+        self._socket = socket.create_server(("127.0.0.1", port), backlog=256)
+        self._loop = asyncio.new_event_loop()
+        self._stopping: asyncio.Event | None = None
+        self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
         self.push_faults(*faults)
 
     @property
     def port(self) -> int:
         """The TCP port it listens on."""
-        return int(self._httpd.server_address[1])
+        return int(self._socket.getsockname()[1])
 
     @property
     def base_url(self) -> str:
@@ -114,21 +125,24 @@ class FakeOpenAIServer:
             self._faults.extend(faults)
 
     def start(self) -> FakeOpenAIServer:
-        """Serve in a background daemon thread."""
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True, name="fake-openai"
-        )
+        """Serve from an event loop in a background daemon thread."""
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="fake-openai")
         self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result(timeout=10)
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop serving, release held connections, close the socket; waits at most `timeout`."""
-        self._stopping.set()
+        """Stop serving, release held connections, close the socket; waits at most about `timeout`."""
         if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join(timeout)
-        self._httpd.drop_connections()
-        self._httpd.server_close()
+            try:
+                asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(timeout)
+            finally:
+                self._loop.call_soon_threadsafe(self._loop.stop)
+                self._thread.join(timeout)
+                self._thread = None
+        if not self._loop.is_running():
+            self._loop.close()
+        self._socket.close()
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -136,7 +150,63 @@ class FakeOpenAIServer:
     def __exit__(self, *_exc: object) -> None:
         self.stop()
 
-    # -- called from handler threads ------------------------------------------------------------
+    def wait_for_requests(self, count: int = 1, timeout: float = 5.0) -> bool:
+        """Block until `count` requests have arrived (True) or `timeout` passes (False)."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self.requests) >= count, timeout)
+
+    # -- on the server's event loop -------------------------------------------------------------
+
+    async def _serve(self) -> None:
+        self._stopping = asyncio.Event()
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/{path:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        await web.SockSite(self._runner, self._socket).start()
+
+    async def _shutdown(self) -> None:
+        assert self._stopping is not None and self._runner is not None
+        self._stopping.set()  # held ("timeout") requests let go now
+        await self._runner.cleanup()
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        """Answer one chat completion, or the fault the server is told to produce."""
+        raw = await request.read()
+        if request.method != "POST" or not request.path.rstrip("/").endswith("/chat/completions"):
+            return _json(404, {"error": {"message": f"no route {request.method} {request.path}", "type": "invalid_request_error"}})
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return _json(400, {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}})
+        self._enter(body, {k.lower(): v for k, v in request.headers.items()})
+        try:
+            return await self._answer(request, body)
+        finally:
+            self._leave()
+
+    async def _answer(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
+        fault = self._next_fault()
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        if fault == "timeout":
+            assert self._stopping is not None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.hold_seconds)
+            if request.transport is not None:
+                request.transport.close()  # hang up without a reply: the client has timed out by now
+            return web.Response(status=504)  # never reaches the client
+        if fault in _ERRORS:
+            status, kind, message = _ERRORS[fault]
+            if fault == "401":  # like a careless provider, echo the key back: clients must scrub it
+                message += f": {request.headers.get('Authorization', '').removeprefix('Bearer ')}"
+            return _json(status, {"error": {"message": f"{message} (fake)", "type": kind, "code": kind}})
+        try:
+            completion = self._completion(body, malformed=fault == "malformed")
+        except Exception as exc:  # noqa: BLE001 - a broken script is reported, and recorded for the test
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+            return _json(500, {"error": {"message": f"fake script failed: {exc}", "type": "server_error"}})
+        return _json(200, completion)
 
     def _next_fault(self) -> str | None:
         with self._lock:
@@ -155,17 +225,9 @@ class FakeOpenAIServer:
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
             self._arrived.notify_all()
 
-    def wait_for_requests(self, count: int = 1, timeout: float = 5.0) -> bool:
-        """Block until `count` requests have arrived (True) or `timeout` passes (False)."""
-        with self._arrived:
-            return self._arrived.wait_for(lambda: len(self.requests) >= count, timeout)
-
     def _leave(self) -> None:
         with self._lock:
             self._in_flight -= 1
-
-    def _hold(self) -> None:
-        self._stopping.wait(self.hold_seconds)
 
     def _completion(self, request: dict[str, Any], malformed: bool) -> dict[str, Any]:
         reply = self._as_reply((self.script or echo_script)(request), request, malformed)
@@ -214,94 +276,7 @@ _ERRORS = {
 }
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True  # a held connection must never keep the test process alive
-    request_queue_size = 256  # the listen backlog: 64+ clients connect at once
-
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], fake: FakeOpenAIServer) -> None:
-        self.fake = fake
-        self.connections: set[socket.socket] = set()
-        self.connections_lock = threading.Lock()
-        super().__init__(address, handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self.connections_lock:
-            self.connections.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        with self.connections_lock:
-            self.connections.discard(request)
-        super().shutdown_request(request)
-
-    def drop_connections(self) -> None:
-        """End every kept-alive connection, so no handler thread outlives the server."""
-        with self.connections_lock:
-            held = list(self.connections)
-        for conn in held:
-            try:
-                conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass  # already closed by the client
 
 
-class _Handler(BaseHTTPRequestHandler):
-    # Keep-alive, like OpenAI, vLLM and Ollama: with HTTP/1.0 every completion would open a new
-    # TCP connection and the client's connect cost would be measured as the harness's.
-    protocol_version = "HTTP/1.1"
-    timeout = 30  # an idle kept-alive connection is closed after this many seconds
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        """Keep test output quiet."""
-
-    def do_POST(self) -> None:
-        """Answer one chat completion, or the fault the server is told to produce."""
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))  # always: the connection is reused
-        if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}})
-            return
-        fake = self.server.fake
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            self._send(400, {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}})
-            return
-        fake._enter(body, {k.lower(): v for k, v in self.headers.items()})
-        try:
-            self._answer(fake, body)
-        finally:
-            fake._leave()
-
-    def _answer(self, fake: FakeOpenAIServer, body: dict[str, Any]) -> None:
-        fault = fake._next_fault()
-        if fake.latency:
-            time.sleep(fake.latency)
-        if fault == "timeout":
-            fake._hold()
-            self.close_connection = True
-            return  # close without a reply: the client has timed out by now
-        if fault in _ERRORS:
-            status, kind, message = _ERRORS[fault]
-            if fault == "401":  # like a careless provider, echo the key back: clients must scrub it
-                message += f": {self.headers.get('Authorization', '').removeprefix('Bearer ')}"
-            self._send(status, {"error": {"message": f"{message} (fake)", "type": kind, "code": kind}})
-            return
-        try:
-            completion = fake._completion(body, malformed=fault == "malformed")
-        except Exception as exc:  # noqa: BLE001 - a broken script is reported, and recorded for the test
-            fake.errors.append(f"{type(exc).__name__}: {exc}")
-            self._send(500, {"error": {"message": f"fake script failed: {exc}", "type": "server_error"}})
-            return
-        self._send(200, completion)
-
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up first (its timeout); nothing to tell it
+def _json(status: int, payload: dict[str, Any]) -> web.Response:
+    return web.Response(status=status, body=json.dumps(payload).encode(), content_type="application/json")

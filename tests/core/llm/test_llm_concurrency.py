@@ -20,13 +20,13 @@ async def _many(client: LlmClient, server: FakeOpenAIServer, n: int) -> list[str
 
 
 def test_64_concurrent_calls(fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.latency = 0.2
+    fake_openai.latency = 0.5  # wide enough that all 64 are in flight together even on a loaded machine
     client = LlmClient(concurrency=100)
     started = time.perf_counter()
     contents = asyncio.run(_many(client, fake_openai, 64))
     elapsed = time.perf_counter() - started
     assert contents == [f"echo: m{i}" for i in range(64)]
-    assert fake_openai.max_in_flight >= 48  # they really overlapped (64 x 0.2 s serially would be 12.8 s)
+    assert fake_openai.max_in_flight >= 48  # they really overlapped (64 x 0.5 s serially would be 32 s)
     assert elapsed < 5.0
 
 
