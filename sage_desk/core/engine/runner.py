@@ -4,6 +4,11 @@ A run is created in the store first, with one row per conversation, so that what
 next (Ctrl-C, kill -9, a closed window) the run can be resumed: finished conversations are kept,
 the unfinished ones run again from scratch. Progress is reported through a plain callback
 (`on_progress`), safe to forward to a GUI thread as a signal.
+
+The run's writes go through a `BatchWriter` (store/batch.py), which commits every conversation's
+events, finishes and verdicts together every 50 ms instead of seven transactions per
+conversation. Only a `post` hook bound to a store (rather than a `post_factory`) keeps the
+direct, unbatched writes, since its own writes would bypass the batch and land out of order.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from sage_desk.core.engine.conversation import Outcome, run_conversation
 from sage_desk.core.engine.events import TerminationReason
 from sage_desk.core.engine.workers import Delta, WorkerJob, WorkerPool, split
 from sage_desk.core.errors import RunError
+from sage_desk.core.store.batch import BatchWriter
+from sage_desk.core.store.store import UNFINISHED
 
 
 @dataclass
@@ -104,7 +111,7 @@ class Runner:
             raise RunError("workers must be at least 1")
         self.store = store
         self.on_progress = on_progress
-        self.post = post if post is not None or post_factory is None else post_factory(store)
+        self.post = post
         self.post_factory = post_factory
         self.workers = workers
         self.on_delta: Callable[[Delta], None] | None = None  # set in a worker process
@@ -115,6 +122,7 @@ class Runner:
         self._tasks: list[asyncio.Task] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._llm: Any = None
+        self._loaded: dict[tuple[str, str | None, tuple[str, ...] | None], tuple[DomainBundle, list[Case]]] = {}
         self.progress: Progress | None = None
 
     def create(self, spec: RunSpec) -> str:
@@ -123,10 +131,9 @@ class Runner:
             raise RunError("name at least one agent (--agent)")
         if spec.repeats < 1 or spec.concurrency < 1:
             raise RunError("repeats and concurrency must be at least 1")
-        bundle = load_domain(spec.domain)
         for agent in spec.agents:
             make_agent(agent, **self.agent_options)  # fail now on an unknown baseline, not mid-run
-        cases = load_cases(bundle, spec)
+        bundle, cases = self._domain_and_cases(spec)
         rows = []
         for agent in spec.agents:
             for repeat in range(1, spec.repeats + 1):
@@ -165,8 +172,8 @@ class Runner:
         """Run every unfinished conversation of `run_id`."""
         self._loop = asyncio.get_running_loop()
         spec = RunSpec(**self.store.get_run(run_id).config)
-        todo = self.store.unfinished_conversations(run_id)
         all_rows = self.store.conversations(run_id=run_id)
+        todo = [row for row in all_rows if row.status in UNFINISHED]  # what store.unfinished_conversations returns
         self.progress = Progress(total=len(all_rows))
         self.progress.already_done = self.progress.done = len(all_rows) - len(todo)
         self.progress.errored = sum(1 for c in all_rows if c.status == "errored")
@@ -212,10 +219,21 @@ class Runner:
         finally:
             self._pool = None
 
+    def _domain_and_cases(self, spec: RunSpec) -> tuple[DomainBundle, list[Case]]:
+        """The domain and cases of `spec`, read once per runner (`create` then `execute` read them once)."""
+        key = (spec.domain, spec.suite, tuple(spec.cases) if spec.cases is not None else None)
+        if key not in self._loaded:
+            bundle = load_domain(spec.domain)
+            self._loaded[key] = (bundle, load_cases(bundle, spec))
+        return self._loaded[key]
+
     async def _play_rows(self, rows: list[Any], spec: RunSpec, concurrency: int) -> None:
-        bundle = load_domain(spec.domain)
-        cases = {c.id: c for c in load_cases(bundle, spec)}
+        bundle, suite = self._domain_and_cases(spec)
+        cases = {c.id: c for c in suite}
         limit = asyncio.Semaphore(concurrency)
+        writer = None if self.post is not None else BatchWriter(self.store)
+        recorder: Any = writer or self.store
+        post = self.post if writer is None else (self.post_factory(writer) if self.post_factory is not None else None)
 
         async def one(row: Any) -> None:
             async with limit:
@@ -223,18 +241,48 @@ class Runner:
                     return
                 case = cases.get(row.case_id)
                 if case is None:
-                    self.store.start_conversation(row.id)
-                    self.store.finish(row.id, TerminationReason.ERROR, f"case {row.case_id!r} is no longer in the suite")
+                    recorder.start_conversation(row.id)
+                    recorder.finish(row.id, TerminationReason.ERROR, f"case {row.case_id!r} is no longer in the suite", events=[])
                     self._count(None, errored=True)
                     return
-                await self._play(row, case, bundle, spec)
+                await self._play(row, case, bundle, spec, recorder, post)
+            await asyncio.sleep(0)  # baselines never wait on anything: let the flushes and a cancel in between
 
+        flusher = asyncio.ensure_future(writer.flush_every()) if writer is not None else None
+        if flusher is not None:
+            flusher.add_done_callback(self._stop_if_failed)
         self._tasks = [asyncio.ensure_future(one(row)) for row in rows]
-        results = await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
+        try:
+            results = await asyncio.gather(*self._tasks, return_exceptions=True)
+        finally:
+            self._tasks = []
+            if flusher is not None and writer is not None:
+                await self._stop_writing(flusher, writer)
         for result in results:
             if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                 raise result
+
+    async def _stop_writing(self, flusher: asyncio.Future, writer: BatchWriter) -> None:
+        """Stop the periodic flushes and write what is left; a store that refused writes is one plain RunError."""
+        writer.stop_flushing()
+        failures: list[Exception] = []
+        try:
+            await flusher  # lets a write on its way finish; re-raises what stopped the writes, if anything did
+        except Exception as exc:  # noqa: BLE001 - reported below, once
+            failures.append(exc)
+        try:
+            writer.close()
+        except Exception as exc:  # noqa: BLE001 - reported below, once
+            failures.append(exc)
+        if failures:
+            first = failures[0]
+            raise RunError(f"the run could not be recorded in {self.store} ({type(first).__name__}: {first}); "
+                           "what was recorded is kept: finish the run with --resume") from first
+
+    def _stop_if_failed(self, flusher: asyncio.Future) -> None:
+        """The store refused the run's writes for good: stop playing conversations nobody can record."""
+        if not flusher.cancelled() and flusher.exception() is not None:
+            self._cancel_now()
 
     def _client(self, spec: RunSpec) -> Any:
         """One LLM client per run, so per-provider concurrency limits hold across conversations."""
@@ -244,7 +292,7 @@ class Runner:
             self._llm = LlmClient(concurrency=spec.concurrency)
         return self._llm
 
-    async def _play(self, row: Any, case: Case, bundle: DomainBundle, spec: RunSpec) -> None:
+    async def _play(self, row: Any, case: Case, bundle: DomainBundle, spec: RunSpec, recorder: Any, post: PostHook | None) -> None:
         options = {**self.agent_options}
         if not row.agent.startswith("baseline:"):
             options.setdefault("client", self._client(spec))
@@ -257,9 +305,9 @@ class Runner:
         if spec.api_base and spec.user != "scripted":
             user_opts.setdefault("api_base", spec.api_base)
         customer = make_customer(spec.user, **user_opts)
-        outcome = await run_conversation(row.id, case, bundle, agent, customer, self.store, seed=row.seed)
-        if self.post is not None and outcome.reason != TerminationReason.ERROR:
-            await self.post(row.id, case, bundle, outcome)
+        outcome = await run_conversation(row.id, case, bundle, agent, customer, recorder, seed=row.seed)
+        if post is not None and outcome.reason != TerminationReason.ERROR:
+            await post(row.id, case, bundle, outcome)
         self._count(outcome, errored=outcome.reason == TerminationReason.ERROR)
 
     def _count(self, outcome: Outcome | None, errored: bool) -> None:

@@ -85,8 +85,7 @@ def worker_main(job: WorkerJob, deltas: Any, cancel: Any) -> None:
 
     store = Store(job.url)
     try:
-        post = job.post_factory(store) if job.post_factory is not None else None
-        runner = Runner(store, post=post, agent_options=job.agent_options, user_options=job.user_options)
+        runner = Runner(store, post_factory=job.post_factory, agent_options=job.agent_options, user_options=job.user_options)
         runner.on_delta = deltas.send
         asyncio.run(_play_share(runner, job, cancel))
     finally:

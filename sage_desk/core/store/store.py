@@ -23,7 +23,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from sage_desk.core.engine.events import Event, LlmUsage, TerminationReason, event_to_dict, parse_event
 from sage_desk.core.rules.verdict import Verdict
+from sage_desk.core.store import batch as batch_module
 from sage_desk.core.store import browse, reviews
+from sage_desk.core.store.batch import WriteBatch
 from sage_desk.core.store.engine import default_url, make_engine, read_engine
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.migrate import upgrade
@@ -227,12 +229,16 @@ class Store:
         with self._engine.begin() as session:  # Core on a connection: once per conversation of a run
             session.execute(delete(EventRow.__table__).where(EventRow.__table__.c.conversation_id == conversation_id))
             session.execute(delete(VerdictRow.__table__).where(VerdictRow.__table__.c.conversation_id == conversation_id))
-            values = {
-                "status": ConversationStatus.RUNNING.value, "started_at": utcnow(), "finished_at": None, "termination": None,
-                "error": None, "turns": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
-                "agent_turns": 0, "agent_tokens": 0, "agent_cost_usd": 0.0,
-            }  # fmt: skip
-            self._update_conversation(session, conversation_id, values)
+            self._update_conversation(session, conversation_id, self.start_values())
+
+    @staticmethod
+    def start_values() -> dict[str, Any]:
+        """A (re)started conversation's column values."""
+        return {
+            "status": ConversationStatus.RUNNING.value, "started_at": utcnow(), "finished_at": None, "termination": None,
+            "error": None, "turns": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
+            "agent_turns": 0, "agent_tokens": 0, "agent_cost_usd": 0.0,
+        }  # fmt: skip
 
     def append(self, conversation_id: str, event: Event) -> None:
         """Store one event under the `seq` the engine gave it."""
@@ -258,18 +264,26 @@ class Store:
 
         The engine passes the events it already holds; otherwise they are read back.
         """
+        with self._engine.begin() as session:
+            if events is None:
+                query = select(EventRow.data).where(EventRow.conversation_id == conversation_id)
+                events = [parse_event(d) for d in session.scalars(query)]
+            self._update_conversation(session, conversation_id, self.finish_values(reason, error, events))
+
+    @staticmethod
+    def finish_values(reason: TerminationReason, error: str | None, events: Iterable[Event]) -> dict[str, Any]:
+        """An ended conversation's column values: status, termination and totals from its events."""
         reason = TerminationReason(reason)
         status = {
             TerminationReason.ERROR: ConversationStatus.ERRORED,
             TerminationReason.CANCELLED: ConversationStatus.CANCELLED,
         }.get(reason, ConversationStatus.FINISHED)
-        with self._engine.begin() as session:
-            if events is None:
-                query = select(EventRow.data).where(EventRow.conversation_id == conversation_id)
-                events = [parse_event(d) for d in session.scalars(query)]
-            totals = _totals(events)
-            values = {"status": status.value, "termination": reason.value, "error": error, "finished_at": utcnow(), **totals}
-            self._update_conversation(session, conversation_id, values)
+        return {"status": status.value, "termination": reason.value, "error": error, "finished_at": utcnow(), **_totals(events)}
+
+    def write_batch(self, batch: WriteBatch) -> None:
+        """Apply a run's queued writes in one transaction (see batch.py)."""
+        with self._engine.begin() as connection:
+            batch_module.apply(connection, batch)
 
     def events(self, conversation_id: str, after_seq: int | None = None) -> list[Event]:
         """A conversation's events in `seq` order (only those after `after_seq`, for a live view)."""

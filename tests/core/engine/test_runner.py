@@ -1,11 +1,18 @@
-"""The runner against a real SQLite store: create, execute, cancel, resume, verdicts."""
+"""The runner against a real SQLite store: create, execute, cancel, resume, verdicts.
+
+Every test runs twice: with a `post_factory` (the run's writes go through the group-commit
+`BatchWriter`, as `sage-desk run` and the GUI do) and with a `post` hook bound to the store
+(direct writes).
+"""
 
 from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from sage_desk.core.engine.runner import Runner, RunSpec
-from sage_desk.core.rules.hook import verdict_hook
+from sage_desk.core.rules.hook import VerdictHooks, verdict_hook
 from sage_desk.core.store import Store
 
 
@@ -13,15 +20,25 @@ def make_store(tmp_path):
     return Store(f"sqlite:///{tmp_path / 'runs.db'}")
 
 
+@pytest.fixture(params=["batched", "direct"])
+def make_runner(request):
+    def make(store, **kw):
+        if request.param == "batched":
+            return Runner(store, post_factory=VerdictHooks(), **kw)
+        return Runner(store, post=verdict_hook(store), **kw)
+
+    return make
+
+
 def spec(**kw):
     base = dict(domain="northline", agents=["baseline:oracle"], cases=["nl-001", "nl-002", "nl-003"], repeats=2)
     return RunSpec(**{**base, **kw})
 
 
-def test_run_stores_every_conversation_with_events_and_verdicts(tmp_path):
+def test_run_stores_every_conversation_with_events_and_verdicts(tmp_path, make_runner):
     store = make_store(tmp_path)
     seen = []
-    runner = Runner(store, on_progress=lambda p: seen.append(p.done), post=verdict_hook(store))
+    runner = make_runner(store, on_progress=lambda p: seen.append(p.done))
     run_id = runner.create(spec(agents=["baseline:oracle", "baseline:escalator"]))
     progress = asyncio.run(runner.execute(run_id))
     assert progress.done == progress.total == 12 and progress.errored == 0
@@ -34,13 +51,13 @@ def test_run_stores_every_conversation_with_events_and_verdicts(tmp_path):
     assert store.get_run(run_id).status.value == "finished"
 
 
-def test_resume_reruns_only_unfinished_conversations_without_duplicates(tmp_path):
+def test_resume_reruns_only_unfinished_conversations_without_duplicates(tmp_path, make_runner):
     store = make_store(tmp_path)
-    runner = Runner(store, post=verdict_hook(store))
+    runner = make_runner(store)
     run_id = runner.create(spec())
     convs = store.conversations(run_id=run_id)
     # Simulate a kill -9: one conversation finished, one cut off mid-way with events left behind.
-    asyncio.run(Runner(store, post=verdict_hook(store)).execute(run_id))
+    asyncio.run(make_runner(store).execute(run_id))
     done_before = {c.id: store.events(c.id) for c in convs}
     victim = convs[1].id
     store.start_conversation(victim)  # restarted, then "killed" after one event
@@ -48,7 +65,7 @@ def test_resume_reruns_only_unfinished_conversations_without_duplicates(tmp_path
     store.append(victim, CustomerMessage(text="half", seq=0))
     assert [c.id for c in store.unfinished_conversations(run_id)] == [victim]
 
-    progress = asyncio.run(Runner(store, post=verdict_hook(store)).execute(run_id))
+    progress = asyncio.run(make_runner(store).execute(run_id))
     assert progress.done == 6 and progress.already_done == 5
     for cid, events in done_before.items():
         again = store.events(cid)
@@ -58,7 +75,7 @@ def test_resume_reruns_only_unfinished_conversations_without_duplicates(tmp_path
     assert len(store.verdicts(conversation_id=victim, source="rules")) > 0
 
 
-def test_cancel_leaves_the_run_resumable(tmp_path):
+def test_cancel_leaves_the_run_resumable(tmp_path, make_runner):
     store = make_store(tmp_path)
 
     class CancelAfterFirst:
@@ -70,12 +87,12 @@ def test_cancel_leaves_the_run_resumable(tmp_path):
                 self.runner.cancel()
 
     hook = CancelAfterFirst()
-    runner = Runner(store, on_progress=hook, post=verdict_hook(store))
+    runner = make_runner(store, on_progress=hook)
     hook.runner = runner
     run_id = runner.create(spec(concurrency=1))
     asyncio.run(runner.execute(run_id))
     assert store.get_run(run_id).status.value == "cancelled"
     left = store.unfinished_conversations(run_id)
     assert 0 < len(left) < 6
-    progress = asyncio.run(Runner(store, post=verdict_hook(store)).execute(run_id))
+    progress = asyncio.run(make_runner(store).execute(run_id))
     assert progress.done == 6 and not store.unfinished_conversations(run_id)

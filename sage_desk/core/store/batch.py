@@ -1,0 +1,216 @@
+"""Group commit for a run: the engine's writes from every conversation, applied together.
+
+A conversation writes about seven times (start, one flush per step, finish, verdicts), each a
+transaction of its own when it goes straight to the `Store`. At 64 conversations in flight that
+bookkeeping cost more CPU than the model calls (benchmarks/bench_harness.py), and it runs on
+the event loop, so every millisecond of it delays every conversation's next turn.
+
+`BatchWriter` takes the same calls (it is a `Recorder`, and has `save_verdicts` for the post-hook)
+but only queues them; `flush` applies everything queued in one transaction, grouped into a few
+statements: restarts, then events, then finishes, then verdicts. That order is the order of a
+conversation's own writes, so grouping never reorders them. A runner flushes every `interval`
+seconds (`flush_every`) and closes the writer at the end, which flushes the rest.
+
+The transactions run on one writer thread, in the order the batches were taken: the event loop
+only queues, and keeps answering the model's replies while SQLite commits.
+
+What a crash costs: the writes of at most one interval, all of conversations not yet finished in
+the store, which a resume plays again anyway. A batch the database refuses (a harness bug, say)
+is applied again write by write, so only the conversation at fault is lost, recorded as errored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, delete, insert, update
+from sqlalchemy.engine import Connection
+
+from sage_desk.core.engine.events import Event, TerminationReason, event_to_dict
+from sage_desk.core.rules.verdict import Verdict
+from sage_desk.core.store import reviews
+from sage_desk.core.store.errors import StoreError
+from sage_desk.core.store.schema import ConversationRow, EventRow, VerdictRow
+
+log = logging.getLogger(__name__)
+
+DEFAULT_INTERVAL_S = 0.05
+
+
+@dataclass
+class WriteBatch:
+    """Queued writes, in the shape `apply` executes them."""
+
+    starts: dict[str, dict[str, Any]] = field(default_factory=dict)  # conversation -> column values
+    events: list[dict[str, Any]] = field(default_factory=list)  # event rows
+    finishes: dict[str, dict[str, Any]] = field(default_factory=dict)  # conversation -> column values
+    verdicts: dict[str, dict[str, list[Verdict]]] = field(default_factory=dict)  # source -> conversation -> verdicts
+    touched: set[str] = field(default_factory=set)  # conversations with a write in this batch
+
+    def __len__(self) -> int:
+        return len(self.starts) + len(self.events) + len(self.finishes) + sum(len(v) for v in self.verdicts.values())
+
+
+def apply(connection: Connection, batch: WriteBatch) -> None:
+    """Execute `batch` on `connection` (inside the caller's transaction)."""
+    if batch.starts:
+        ids = list(batch.starts)
+        connection.execute(delete(EventRow.__table__).where(EventRow.__table__.c.conversation_id.in_(ids)))
+        connection.execute(delete(VerdictRow.__table__).where(VerdictRow.__table__.c.conversation_id.in_(ids)))
+        _update_each(connection, batch.starts)
+    if batch.events:
+        connection.execute(insert(EventRow.__table__), batch.events)
+    if batch.finishes:
+        _update_each(connection, batch.finishes)
+    for source, by_conversation in batch.verdicts.items():
+        reviews.save_verdicts_many(connection, source, by_conversation)
+
+
+def _update_each(connection: Connection, values: dict[str, dict[str, Any]]) -> None:
+    """One executemany UPDATE of conversations, each with its own values (all with the same columns)."""
+    table = ConversationRow.__table__
+    columns = sorted(next(iter(values.values())))
+    statement = (update(table).where(table.c.id == bindparam("_id"))
+                 .values({c: bindparam(f"_{c}") for c in columns}))
+    rows = [{"_id": cid, **{f"_{c}": v[c] for c in columns}} for cid, v in values.items()]
+    result = connection.execute(statement, rows)
+    if result.rowcount not in (-1, len(rows)):  # -1: the driver cannot tell for an executemany
+        raise StoreError(f"{len(rows) - result.rowcount} of {len(rows)} conversations are not in the store")
+
+
+class BatchWriter:
+    """A `Recorder` (plus `save_verdicts`) that queues writes for `flush` to apply in one transaction."""
+
+    def __init__(self, store: Any, interval: float | None = None) -> None:
+        self.store = store
+        self.interval = interval if interval is not None else DEFAULT_INTERVAL_S
+        self._batch = WriteBatch()
+        self._lost: set[str] = set()  # conversations a refused batch could not save
+        self._stopping = asyncio.Event()
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sage-desk-writer")  # one: batches stay in order
+
+    # -- the Recorder protocol, queued ----------------------------------------------------------
+
+    def start_conversation(self, conversation_id: str) -> None:
+        if conversation_id in self._batch.touched:
+            self.flush()  # a restart within one batch would be grouped out of order
+        self._batch.starts[conversation_id] = self.store.start_values()
+        self._batch.touched.add(conversation_id)
+
+    def append(self, conversation_id: str, event: Event) -> None:
+        self.append_many(conversation_id, [event])
+
+    def append_many(self, conversation_id: str, events: Sequence[Event]) -> None:
+        self._batch.events.extend({"conversation_id": conversation_id, "seq": e.seq, "type": e.type, "data": event_to_dict(e)}
+                                  for e in events)
+        self._batch.touched.add(conversation_id)
+
+    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
+               events: Sequence[Event] | None = None) -> None:
+        if events is None:
+            self.flush()  # the store reads the events back
+            self.store.finish(conversation_id, reason, error)
+            return
+        self._batch.finishes[conversation_id] = self.store.finish_values(reason, error, events)
+        self._batch.touched.add(conversation_id)
+
+    def save_verdicts(self, conversation_id: str, source: str, verdicts: Iterable[Verdict]) -> None:
+        self._batch.verdicts.setdefault(source, {})[conversation_id] = list(verdicts)
+        self._batch.touched.add(conversation_id)
+
+    # -- applying ---------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Apply everything queued, after any batch already on its way; returns once it is committed."""
+        batch = self._take()
+        if batch is not None:
+            self._writer.submit(self._write, batch).result()
+
+    async def flush_every(self) -> None:
+        """Flush every `interval` seconds until `stop_flushing` (a runner's background task).
+
+        A write on its way is always waited for, never cancelled: its failure must reach the runner.
+        """
+        loop = asyncio.get_running_loop()
+        while not self._stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.interval)
+            batch = self._take()
+            if batch is not None:
+                await loop.run_in_executor(self._writer, self._write, batch)
+
+    def stop_flushing(self) -> None:
+        """End `flush_every` after its current write (call it on the loop that runs it)."""
+        self._stopping.set()
+
+    def close(self) -> None:
+        """Flush what is left and stop the writer thread."""
+        try:
+            self.flush()
+        finally:
+            self._writer.shutdown(wait=True)
+
+    def _take(self) -> WriteBatch | None:
+        batch, self._batch = self._batch, WriteBatch()
+        return batch if len(batch) else None
+
+    def _write(self, batch: WriteBatch) -> None:
+        """On the writer thread: one transaction; a refused batch is retried one conversation at a time."""
+        if self._lost:
+            batch = _without(batch, self._lost)  # a lost conversation stays as recorded: errored
+        try:
+            self.store.write_batch(batch)
+        except Exception as exc:  # noqa: BLE001 - the database refused the batch; find the write at fault
+            log.warning("a batch of %d writes was refused (%s: %s); applying them one conversation at a time",
+                        len(batch), type(exc).__name__, exc)
+            self._apply_one_by_one(batch)
+
+    def _apply_one_by_one(self, batch: WriteBatch) -> None:
+        for cid, part in _split(batch).items():
+            try:
+                self.store.write_batch(part)
+            except Exception as exc:  # noqa: BLE001 - recorded on the conversation, never dropped silently
+                self._lost.add(cid)
+                message = f"the store refused this conversation's record ({type(exc).__name__}: {exc})"
+                log.error("%s: %s", cid, message)
+                self.store.start_conversation(cid)
+                self.store.finish(cid, TerminationReason.ERROR, message)
+
+    @property
+    def lost(self) -> set[str]:
+        """Conversations whose writes the store refused (recorded as errored instead)."""
+        return set(self._lost)
+
+
+def _without(batch: WriteBatch, lost: set[str]) -> WriteBatch:
+    kept = WriteBatch()
+    for cid, part in _split(batch).items():
+        if cid not in lost:
+            kept.starts.update(part.starts)
+            kept.events.extend(part.events)
+            kept.finishes.update(part.finishes)
+            for source, by_conversation in part.verdicts.items():
+                kept.verdicts.setdefault(source, {}).update(by_conversation)
+    return kept
+
+
+def _split(batch: WriteBatch) -> dict[str, WriteBatch]:
+    """The batch as one batch per conversation."""
+    parts: dict[str, WriteBatch] = defaultdict(WriteBatch)
+    for cid, values in batch.starts.items():
+        parts[cid].starts[cid] = values
+    for row in batch.events:
+        parts[row["conversation_id"]].events.append(row)
+    for cid, values in batch.finishes.items():
+        parts[cid].finishes[cid] = values
+    for source, by_conversation in batch.verdicts.items():
+        for cid, verdicts in by_conversation.items():
+            parts[cid].verdicts.setdefault(source, {})[cid] = verdicts
+    return parts
