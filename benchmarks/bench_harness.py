@@ -29,8 +29,9 @@ from fakes import FakeOpenAIServer, FakeReply, FakeToolCall  # noqa: E402
 from sage_desk.core.cases.suite import load_suite  # noqa: E402
 from sage_desk.core.domain import load_domain  # noqa: E402
 from sage_desk.core.engine.runner import Runner, RunSpec  # noqa: E402
-from sage_desk.core.rules.hook import VerdictHooks, verdict_hook  # noqa: E402
+from sage_desk.core.rules.hook import VerdictHooks  # noqa: E402
 from sage_desk.core.store import Store  # noqa: E402
+from sage_desk.core.store.batch import BatchWriter  # noqa: E402
 
 
 def agent_script(request: dict) -> object:
@@ -46,9 +47,10 @@ def serve(latency: float, port_out: Any, stop: Any) -> None:
     """The fake server in its own process, so its CPU is not counted as the harness's."""
     with FakeOpenAIServer(latency=latency) as server:
         server.script = agent_script
-        port_out.put((server.base_url, 0))
+        port_out.put((server.base_url, 0, 0.0))
         stop.wait()
-        port_out.put((server.base_url, len(server.requests)))
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        port_out.put((server.base_url, len(server.requests), own.ru_utime + own.ru_stime))
 
 
 def _cpu() -> float:
@@ -66,7 +68,7 @@ def llm_run(conversations: int, concurrency: int, latency: float, model: str = "
     port_out, stop = ctx.Queue(), ctx.Event()
     proc = ctx.Process(target=serve, args=(latency, port_out, stop), daemon=True)
     proc.start()
-    base_url, _ = port_out.get(timeout=30)
+    base_url, _, _ = port_out.get(timeout=30)
     server = type("Remote", (), {"base_url": base_url})()
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(f"sqlite:///{tmp}/bench.db")
@@ -87,21 +89,23 @@ def llm_run(conversations: int, concurrency: int, latency: float, model: str = "
         cpu = _cpu() - cpu0
         wall = time.perf_counter() - started
     stop.set()
-    _, served = port_out.get(timeout=30)
+    _, served, server_cpu = port_out.get(timeout=30)
     proc.join(timeout=10)
     llm_calls = served - 1  # less the warm-up call
     ideal = llm_calls * latency / concurrency
     print(f"LLM run: {conversations} conversations of {model}, {llm_calls} completions at {latency * 1000:.0f} ms, "
           f"concurrency {concurrency}, {workers} worker process(es)")
     print(f"  wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {wall / ideal:.2f} (target <= 1.25); errored {progress.errored}")
-    print(f"  harness CPU {cpu:.2f} s (workers included), {cpu / llm_calls * 1000:.1f} ms per completion (litellm + openai SDK + engine + store;"
-          " the fake server runs in another process)")
+    print(f"  harness CPU {cpu:.2f} s (workers included), {cpu / llm_calls * 1000:.1f} ms per completion (LLM client, engine, store"
+          " and rules; the fake server runs in another process)")
+    print(f"  fake server CPU {server_cpu:.2f} s in all ({server_cpu / max(served, 1) * 1000:.1f} ms per request), "
+          f"on {os.cpu_count()} cores shared with the harness")
 
 
 def offline_cpu() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(f"sqlite:///{tmp}/bench.db")
-        runner = Runner(store, post=verdict_hook(store))
+        runner = Runner(store, post_factory=VerdictHooks())  # as `sage-desk run` does
         spec = RunSpec(domain="northline", agents=["baseline:oracle", "baseline:complier", "baseline:escalator"], repeats=3,
                        concurrency=8)
         run_id = runner.create(spec)
@@ -152,10 +156,12 @@ def per_turn_cpu(conversations: int = 200) -> None:
         by_id = {c.id: c for c in cases}
 
         async def play_all() -> int:
-            turns = 0
+            writer, turns = BatchWriter(store), 0  # the runner's group-commit writer (store/batch.py)
             for c in convs:
-                outcome = await run_conversation(c.id, by_id[c.case_id], bundle, _TurnAgent(), _PatientCustomer(), store)
+                outcome = await run_conversation(c.id, by_id[c.case_id], bundle, _TurnAgent(), _PatientCustomer(), writer)
                 turns += sum(1 for e in outcome.events if e.type == "agent_message")
+                writer.flush()
+            writer.close()
             return turns
 
         cpu0 = time.process_time()
@@ -172,7 +178,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--skip-llm", action="store_true")
     parser.add_argument("--workers", type=int, default=1, help="worker processes for the LLM run (Runner(workers=N))")
-    parser.add_argument("--model", default="openai/fake-agent", help="the agent model; hosted_vllm/NAME uses litellm's own HTTP client instead of the OpenAI SDK")
+    parser.add_argument("--model", default="openai/fake-agent", help="the agent model (openai/NAME or hosted_vllm/NAME: posted directly; "
+                        "SAGE_DESK_LLM_TRANSPORT=litellm sends it through litellm)")
     args = parser.parse_args()
     offline_cpu()
     per_turn_cpu()

@@ -3,7 +3,7 @@
 #   packaging/smoke.sh [BUNDLE_DIR]        (default dist/sage-desk; run from the checkout)
 # Checks: --version; every screen renders to PNG offscreen (and under Xvfb when it is installed);
 # doctor; validate and an offline baseline run + report on the bundled data; and one run whose
-# agent is a litellm model talking to the local fake OpenAI server in tests/fakes.
+# agent is an OpenAI-compatible model talking to the local fake OpenAI server in tests/fakes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUNDLE=$(cd "${1:-dist/sage-desk}" && pwd)
@@ -61,7 +61,7 @@ offline "$EXE" report --format json >"$work/report.json"
 grep -q '"agent": "baseline:oracle"' "$work/report.json" || { echo "FAIL: no oracle row"; exit 1; }
 ok
 
-step "a litellm model through the fake OpenAI server"
+step "an OpenAI-compatible model through the fake OpenAI server"
 port_file="$work/port"
 PYTHONPATH=tests "$PY" -c "
 import sys, threading
