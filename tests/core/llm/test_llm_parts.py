@@ -77,3 +77,21 @@ def test_importing_the_package_does_not_import_litellm() -> None:
     code = "import sys, sage_desk.core.llm; assert 'litellm' not in sys.modules; import os; assert 'LITELLM_LOCAL_MODEL_COST_MAP' not in os.environ"
     env = {k: v for k, v in __import__("os").environ.items() if k != "LITELLM_LOCAL_MODEL_COST_MAP"}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+
+
+def test_direct_calls_use_the_environments_proxy_except_for_no_proxy_hosts(fake_openai, monkeypatch) -> None:
+    from sage_desk.core.llm.endpoint import _proxy_for
+
+    proxy = f"http://127.0.0.1:{fake_openai.port}"  # the fake answers absolute-form requests, as a proxy sees them
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    _proxy_for.cache_clear()
+    try:
+        assert _proxy_for("http://127.0.0.1:8000/v1") is None
+        assert _proxy_for("http://gpu-box.invalid:8000/v1") == proxy
+        reply = LlmClient().complete_sync("openai/fake-model", [{"role": "user", "content": "via proxy"}],
+                                          api_base="http://gpu-box.invalid:8000/v1", api_key="x", max_retries=0)
+    finally:
+        _proxy_for.cache_clear()
+    assert reply.content == "echo: via proxy"
+    assert fake_openai.headers[-1]["host"] == "gpu-box.invalid:8000"  # it went to the proxy, asking for that host
