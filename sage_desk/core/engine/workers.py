@@ -1,9 +1,9 @@
 """Worker processes: one run's conversations spread over several processes.
 
 A run against a fast local server (vLLM, Ollama, a fake) can be CPU-bound in one process: one
-event loop does every conversation's engine, client and rule work, about 2 ms of CPU per
+event loop does every conversation's engine, client and rule work, 1.1-1.4 ms of CPU per
 completion on the direct path and 8-12 ms through litellm (benchmarks/bench_harness.py), so it
-tops out at a few hundred completions a second whatever the concurrency. `Runner(workers=N)` gives each of N processes its
+tops out at some hundreds of completions a second whatever the concurrency. `Runner(workers=N)` gives each of N processes its
 own event loop, LLM client and database connection, and a share of the unfinished conversations
 (round robin, so each gets a mix of agents and cases) and of the concurrency.
 
