@@ -146,14 +146,16 @@ class LlmClient:
             api_key = api_key_for(model, api_base)  # environment, else keyring (core/llm/secrets.py)
         key = provider_key(model, api_base)
         if direct:
-            assert api_base is not None
             body = request_body(model, messages, tools, temperature, seed, params)
-            limit = self.limits.get(key, self.concurrency)
-            call = lambda: self._endpoints.post(api_base, body, api_key, timeout, limit)  # noqa: E731
         else:
             request = self._request(model, messages, tools, api_base, api_key, temperature, timeout, mock_response, seed, params)
+
+        async def call() -> Any:
+            if direct:
+                return await self._endpoints.post(api_base or "", body, api_key, timeout, self.limits.get(key, self.concurrency))
             # A guard beyond litellm's own timeout, in case a provider hangs past it.
-            call = lambda: asyncio.wait_for(litellm.acompletion(**request), timeout + 5)  # noqa: E731
+            return await asyncio.wait_for(litellm.acompletion(**request), timeout + 5)
+
         for attempt in range(max_retries + 1):
             started = time.perf_counter()
             try:
