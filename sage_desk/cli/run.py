@@ -25,6 +25,8 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="spread conversations over N processes (for fast local servers, where one process is CPU-bound)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for model calls (Ollama, vLLM ...)")
+    parser.add_argument("--user-api-base", metavar="URL", help="the customer simulator's own server; 'default': its provider's")
+    parser.add_argument("--judge-api-base", metavar="URL", help="the judges' own server; 'default': their provider's")
     parser.add_argument("--cases", metavar="ID,ID", help="only these case ids")
     parser.add_argument("--suite", metavar="FILE", help="a case suite other than the domain's cases.jsonl")
     parser.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run")
@@ -39,6 +41,7 @@ def _spec(args: argparse.Namespace) -> Any:
     judges = [j for j in args.judge if j != "none"]
     return RunSpec(domain=args.domain, agents=args.agent, user=args.user, judges=judges, repeats=args.repeats,
                    concurrency=args.concurrency, seed=args.seed, api_base=args.api_base,
+                   user_api_base=args.user_api_base, judge_api_base=args.judge_api_base,
                    cases=args.cases.split(",") if args.cases else None, suite=args.suite)
 
 
@@ -67,7 +70,7 @@ def _execute(args: argparse.Namespace, store: Any) -> int:
     else:
         spec = _spec(args)
     bar = _ProgressBar(quiet=args.quiet)
-    runner = Runner(store, on_progress=bar.update, post_factory=VerdictHooks(tuple(spec.judges), spec.api_base),
+    runner = Runner(store, on_progress=bar.update, post_factory=VerdictHooks(tuple(spec.judges), spec.api_base_for("judge")),
                     workers=args.workers)
     if not args.resume:
         run_id = runner.create(spec)

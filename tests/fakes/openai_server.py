@@ -100,6 +100,7 @@ class FakeOpenAIServer:
         self._ids = itertools.count(1)
         # Bound now, so `port` and `base_url` are known before `start`.
         self._socket = socket.create_server(("127.0.0.1", port), backlog=256)
+        self._port = int(self._socket.getsockname()[1])  # still known after stop (for "a dead endpoint" tests)
         self._loop = asyncio.new_event_loop()
         self._stopping: asyncio.Event | None = None
         self._runner: web.AppRunner | None = None
@@ -109,7 +110,7 @@ class FakeOpenAIServer:
     @property
     def port(self) -> int:
         """The TCP port it listens on."""
-        return int(self._socket.getsockname()[1])
+        return self._port
 
     @property
     def base_url(self) -> str:

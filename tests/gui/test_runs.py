@@ -251,6 +251,22 @@ def test_a_model_without_a_key_is_refused_before_start(qtbot, screen, store, mem
     assert store.list_runs() == []
 
 
+def test_a_local_agent_judged_by_a_hosted_model_needs_only_the_judges_key(qtbot, screen, store, memory_keyring, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    choose(screen, agents=())
+    screen.form.agents.add("openai/llama3.1")
+    screen.form.api_base.setText("http://localhost:11434/v1")
+    screen.form.judges.add("openai/gpt-4o-mini")
+    assert not [p for p in screen.form.problems() if "No API key" in p]  # everything goes to the local server
+    screen.form.judge_api_base.setCurrentText("the provider's own endpoint")
+    assert [p for p in screen.form.problems() if "No API key" in p] == [
+        "No API key for openai/gpt-4o-mini: add OPENAI_API_KEY under API Keys… or set it in the environment."]
+    spec = screen.form.spec()
+    assert (spec.api_base_for("agent"), spec.api_base_for("judge")) == ("http://localhost:11434/v1", None)
+    screen.form.judge_api_base.setCurrentText("gpu-box:8000")
+    assert "The judge API base 'gpu-box:8000' is not a URL (e.g. http://localhost:11434/v1)." in screen.form.problems()
+
+
 def test_without_a_keyring_the_dialog_says_so_and_saves_nothing(qtbot, screen, monkeypatch):
     from keyring.backends import fail
 
@@ -282,6 +298,8 @@ def test_the_form_is_remembered_without_secrets(qtbot, screen, tmp_path):
     choose(screen, agents=("baseline:complier",), repeats=3)
     screen.form.agents.add("openai/gpt-4o-mini")
     screen.form.api_base.setText("http://user:pw@10.0.0.5:8000/v1")
+    screen.form.judge_api_base.setCurrentText("the provider's own endpoint")
+    screen.form.user_api_base.setCurrentText("http://10.0.0.6:8000/v1")
     screen.save_state(settings)
     settings.sync()
     again = RunsScreen(workspace=screen.workspace)
@@ -289,6 +307,7 @@ def test_the_form_is_remembered_without_secrets(qtbot, screen, tmp_path):
     again.restore_state(settings)
     assert again.form.agents.checked() == ["baseline:complier", "openai/gpt-4o-mini"]
     assert again.form.repeats.value() == 3 and again.form.api_base.text() == ""
+    assert (again.form.user_api_base.value(), again.form.judge_api_base.value()) == ("http://10.0.0.6:8000/v1", "default")
     assert "pw@" not in (tmp_path / "s.ini").read_text()
     dispose(again)
 

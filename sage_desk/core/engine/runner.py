@@ -31,6 +31,8 @@ from sage_desk.core.errors import RunError
 from sage_desk.core.store.batch import BatchWriter
 from sage_desk.core.store.store import UNFINISHED
 
+PROVIDER_DEFAULT = "default"  # a role's API base that means the provider's own endpoint, not the run's
+
 
 @dataclass
 class RunSpec:
@@ -43,12 +45,21 @@ class RunSpec:
     repeats: int = 1
     concurrency: int = 8
     seed: int = 0
-    api_base: str | None = None
+    api_base: str | None = None  # every role's model calls, unless the role has its own below
+    user_api_base: str | None = None  # the simulated customer's; None: api_base, "default": the provider's own
+    judge_api_base: str | None = None  # the judges'; None: api_base, "default": the provider's own
     cases: list[str] | None = None  # case ids to run; None = the whole suite
     suite: str | None = None  # a suite file other than the domain's cases.jsonl
 
     def to_config(self) -> dict[str, Any]:
         return asdict(self)
+
+    def api_base_for(self, role: str) -> str | None:
+        """Where a role's ("agent", "user", "judge") model calls go: its own API base, else the run's;
+        None is the provider's own endpoint (a local agent can be judged by a hosted model)."""
+        own = {"user": self.user_api_base, "judge": self.judge_api_base}.get(role)
+        base = own if own is not None else self.api_base
+        return None if base in (None, "", PROVIDER_DEFAULT) else base
 
 
 @dataclass
@@ -296,14 +307,14 @@ class Runner:
         options = {**self.agent_options}
         if not row.agent.startswith("baseline:"):
             options.setdefault("client", self._client(spec))
-        if spec.api_base and not row.agent.startswith("baseline:"):
-            options.setdefault("api_base", spec.api_base)
+        if spec.api_base_for("agent") and not row.agent.startswith("baseline:"):
+            options.setdefault("api_base", spec.api_base_for("agent"))
         agent = make_agent(row.agent, **options)
         user_opts = {**self.user_options}
         if spec.user != "scripted":
             user_opts.setdefault("client", self._client(spec))
-        if spec.api_base and spec.user != "scripted":
-            user_opts.setdefault("api_base", spec.api_base)
+        if spec.api_base_for("user") and spec.user != "scripted":
+            user_opts.setdefault("api_base", spec.api_base_for("user"))
         customer = make_customer(spec.user, **user_opts)
         outcome = await run_conversation(row.id, case, bundle, agent, customer, recorder, seed=row.seed)
         if post is not None and outcome.reason != TerminationReason.ERROR:

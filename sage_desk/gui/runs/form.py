@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from sage_desk.core.agents.base import baseline_names
-from sage_desk.core.engine.runner import RunSpec
+from sage_desk.core.engine.runner import PROVIDER_DEFAULT, RunSpec
 from sage_desk.core.errors import SageError
 from sage_desk.core.llm.secrets import missing_keys
 from sage_desk.core.locations import shipped_domains
@@ -45,10 +45,38 @@ CASE_CHOICES: tuple[tuple[str, str | None], ...] = (
     (f"Quick check (first {QUICK_PER_BUCKET} of each bucket)", "quick"),
 )
 MODEL_HINT = "a litellm model, e.g. openai/gpt-4o-mini"
+SAME_AS_RUN = "same as the API base above"
+PROVIDERS_OWN = "the provider's own endpoint"
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+class RoleApiBase(QComboBox):
+    """Where one role's model calls go: the run's API base, the provider's own endpoint, or a URL typed in."""
+
+    def __init__(self, role: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setEditable(True)
+        self.addItems([SAME_AS_RUN, PROVIDERS_OWN])
+        self.setToolTip(f"Where the {role}'s model calls go. Pick the provider's own endpoint to judge a local agent\n"
+                        "with a hosted model, or type the URL of another OpenAI-compatible server.")
+
+    def value(self) -> str | None:
+        """None (the run's API base), "default" (the provider's own) or a URL."""
+        text = self.currentText().strip()
+        if text in ("", SAME_AS_RUN):
+            return None
+        return PROVIDER_DEFAULT if text == PROVIDERS_OWN else text
+
+    def set_value(self, value: str | None) -> None:
+        self.setCurrentText({None: SAME_AS_RUN, "": SAME_AS_RUN, PROVIDER_DEFAULT: PROVIDERS_OWN}.get(value, value or ""))
+
+    def url(self) -> str:
+        """The URL typed in, or "" when a choice is picked."""
+        value = self.value()
+        return "" if value in (None, PROVIDER_DEFAULT) else str(value)
 
 
 class ModelList(QWidget):
@@ -151,7 +179,9 @@ class RunForm(QWidget):
         self.agents = ModelList(baseline_names(), f"add an agent: {MODEL_HINT}")
         self.api_base = QLineEdit()
         self.user = QComboBox()
+        self.user_api_base = RoleApiBase("customer simulator")
         self.judges = ModelList([HEURISTIC_JUDGE], "add a judge model")
+        self.judge_api_base = RoleApiBase("judges")
         self.repeats = QSpinBox()
         self.concurrency = QSpinBox()
         self.seed = QSpinBox()
@@ -171,8 +201,8 @@ class RunForm(QWidget):
         self.agents.list.setToolTip("Tick every agent model to test. Baselines need no LLM and no key.")
         self.agents.list.setFixedHeight(118)
         self.api_base.setPlaceholderText("optional: http://localhost:11434/v1 (Ollama), vLLM …")
-        self.api_base.setToolTip("An OpenAI-compatible server every model call goes to (agent, customer and judge).\n"
-                                 "Leave empty for the providers' own endpoints.")
+        self.api_base.setToolTip("An OpenAI-compatible server the model calls go to (the agents', and the customer's\n"
+                                 "and judges' unless they have their own below). Empty: the providers' own endpoints.")
         self.user.setEditable(True)
         self.user.addItem(SCRIPTED)
         self.user.lineEdit().setPlaceholderText(f"scripted, or {MODEL_HINT}")
@@ -197,7 +227,9 @@ class RunForm(QWidget):
         form.addRow("Agents", self.agents)
         form.addRow("API base", self.api_base)
         form.addRow("Customer", self.user)
+        form.addRow("Customer API base", self.user_api_base)
         form.addRow("Judges", self.judges)
+        form.addRow("Judge API base", self.judge_api_base)
         numbers = QHBoxLayout()
         numbers.addWidget(self.repeats)
         numbers.addSpacing(14)
@@ -214,7 +246,8 @@ class RunForm(QWidget):
         form.addRow("", self.summary)
         for signal in (self.domain.currentIndexChanged, self.cases.currentIndexChanged, self.case_ids.textChanged,
                        self.agents.changed, self.judges.changed, self.repeats.valueChanged, self.user.currentTextChanged,
-                       self.api_base.textChanged):
+                       self.api_base.textChanged, self.user_api_base.currentTextChanged,
+                       self.judge_api_base.currentTextChanged):
             signal.connect(self._on_changed)
 
     def _fill_domains(self) -> None:
@@ -290,6 +323,7 @@ class RunForm(QWidget):
         return RunSpec(domain=self.domain_name(), agents=self.agents.checked(), user=self.user_model() or SCRIPTED,
                        judges=self.judges.checked(), repeats=self.repeats.value(), concurrency=self.concurrency.value(),
                        seed=self.seed.value(), api_base=self.api_base.text().strip() or None,
+                       user_api_base=self.user_api_base.value(), judge_api_base=self.judge_api_base.value(),
                        cases=None if len(cases) == len(suite) else [c.id for c in cases])
 
     def problems(self) -> list[str]:
@@ -306,10 +340,16 @@ class RunForm(QWidget):
             problems.append("Tick at least one agent model to test.")
         if not self.user_model():
             problems.append("Name the customer simulator: scripted, or a model.")
-        base = self.api_base.text().strip()
-        if base and "://" not in base:
-            problems.append(f"The API base {base!r} is not a URL (e.g. http://localhost:11434/v1).")
-        for model, env_var in missing_keys(self.llm_models(), base or None).items():
+        for label, base in (("API base", self.api_base.text().strip()), ("customer API base", self.user_api_base.url()),
+                            ("judge API base", self.judge_api_base.url())):
+            if base and "://" not in base:
+                problems.append(f"The {label} {base!r} is not a URL (e.g. http://localhost:11434/v1).")
+        spec = self.spec()
+        by_role = (("agent", self.agents.checked()), ("user", [self.user_model()]), ("judge", self.judges.checked()))
+        missing: dict[str, str] = {}
+        for role, models in by_role:
+            missing.update(missing_keys([m for m in models if m in self.llm_models()], spec.api_base_for(role)))
+        for model, env_var in missing.items():
             problems.append(f"No API key for {model}: add {env_var} under API Keys… or set it in the environment.")
         return problems
 
@@ -339,7 +379,9 @@ class RunForm(QWidget):
                  "agents_checked": self.agents.checked(), "judges": self.judges.names(),
                  "judges_checked": self.judges.checked(), "user": self.user_model(), "repeats": self.repeats.value(),
                  "concurrency": self.concurrency.value(), "seed": self.seed.value(),
-                 "api_base": "" if "@" in base else base}
+                 "api_base": "" if "@" in base else base,
+                 **{key: None if "@" in (widget.value() or "") else widget.value()
+                    for key, widget in (("user_api_base", self.user_api_base), ("judge_api_base", self.judge_api_base))}}
         settings.setValue("runs/form", json.dumps(state))
 
     def restore_state(self, settings: QSettings) -> None:
@@ -363,3 +405,5 @@ class RunForm(QWidget):
         self.concurrency.setValue(int(state.get("concurrency", 8)))
         self.seed.setValue(int(state.get("seed", 0)))
         self.api_base.setText(str(state.get("api_base", "")))
+        self.user_api_base.set_value(state.get("user_api_base"))
+        self.judge_api_base.set_value(state.get("judge_api_base"))

@@ -109,8 +109,10 @@ class RunsModel(QAbstractTableModel):
         lines = [f"{run.id} · {run.domain}", f"agents: {', '.join(config.get('agents', []))}",
                  f"customer: {config.get('user', 'scripted')} · judges: {', '.join(config.get('judges', [])) or 'none'}",
                  f"repeats: {config.get('repeats', 1)} · concurrency: {config.get('concurrency', '?')}"]
-        if config.get("api_base"):
-            lines.append(f"API base: {config['api_base']}")
+        bases = [f"{label}: {config[key]}" for label, key in (("API base", "api_base"), ("customer's", "user_api_base"),
+                                                             ("judges'", "judge_api_base")) if config.get(key)]
+        if bases:
+            lines.append(" · ".join(bases))
         if is_resumable(run, live):
             lines.append(f"{unfinished(run):,} conversation(s) left: Resume plays them; finished ones are kept.")
         return "\n".join(lines)

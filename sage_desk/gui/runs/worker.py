@@ -40,7 +40,7 @@ class RunOutcome:
 
 def build_runner(store: Any, spec: RunSpec, on_progress: Any = None) -> Runner:
     """A runner with the rule engine and the spec's judges attached, exactly as `sage-desk run` attaches them."""
-    return Runner(store, on_progress=on_progress, post_factory=VerdictHooks(tuple(spec.judges), spec.api_base))
+    return Runner(store, on_progress=on_progress, post_factory=VerdictHooks(tuple(spec.judges), spec.api_base_for("judge")))
 
 
 class RunThread(QThread):

@@ -193,7 +193,7 @@ async def calibrate_async(store: Any, run_id: str, model: str, *, api_base: str 
     heldout_ids = sorted({lab.conversation_id for lab in heldout})
     train_ids = sorted({lab.conversation_id for lab in usable.values()} - set(heldout_ids))
     work = _Calibration(store, run_id, model, on_progress, cancelled, concurrency)
-    options = {"api_base": api_base or spec.api_base, "client": client or LlmClient(concurrency=concurrency),
+    options = {"api_base": api_base or spec.api_base_for("judge"), "client": client or LlmClient(concurrency=concurrency),
                **(judge_options or {})}
     source = f"judge:{model}"
     stored = {cid: store.verdicts(conversation_id=cid, source=source) for cid in heldout_ids}
