@@ -18,7 +18,7 @@ def results_for_runs(store: Any, run_ids: Iterable[str]) -> list[ConversationRes
     results = []
     for run_id in run_ids:
         verdicts: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
-        for v in store.effective_verdicts(run_id=run_id):
+        for v in store.effective_marks(run_id):
             verdicts[v.conversation_id][v.criterion].append(v)
         for c in store.conversations(run_id=run_id):
             if c.status.value not in ("finished", "errored"):

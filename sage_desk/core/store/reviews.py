@@ -73,8 +73,10 @@ def save_verdicts_many(connection: Connection, source: str, verdicts: dict[str, 
         connection.execute(insert(table), rows)
 
 
-def _verdict_query(conversation_id: str | None, run_id: str | None, source: str | None) -> Select[VerdictRow]:
-    query = select(VerdictRow)
+def _verdict_query(conversation_id: str | None, run_id: str | None, source: str | None) -> Select[Any]:
+    # Plain rows, not ORM instances: a run's verdicts are tens of thousands, and the instances'
+    # bookkeeping took half the time of reading them (the Leaderboard's first view of a run).
+    query = select(*VerdictRow.__table__.columns)
     if conversation_id is not None:
         query = query.where(VerdictRow.conversation_id == conversation_id)
     if run_id is not None:
@@ -86,7 +88,7 @@ def _verdict_query(conversation_id: str | None, run_id: str | None, source: str 
     return query.order_by(VerdictRow.conversation_id, VerdictRow.id)
 
 
-def _stored(row: VerdictRow, **extra: Any) -> StoredVerdict:
+def _stored(row: Any, **extra: Any) -> StoredVerdict:
     values = {f: getattr(row, f) for f in _VERDICT_FIELDS}
     return StoredVerdict(
         id=row.id, created_at=row.created_at, conversation_id=row.conversation_id, source=row.source, **values, **extra
@@ -95,16 +97,54 @@ def _stored(row: VerdictRow, **extra: Any) -> StoredVerdict:
 
 def verdicts(session: Session, conversation_id: str | None, run_id: str | None, source: str | None) -> list[StoredVerdict]:
     """Verdicts as given, ordered by conversation then insertion."""
-    return [_stored(r) for r in session.scalars(_verdict_query(conversation_id, run_id, source))]
+    return [_stored(r) for r in session.execute(_verdict_query(conversation_id, run_id, source))]
 
 
 def effective_verdicts(
     session: Session, conversation_id: str | None, run_id: str | None, source: str | None
 ) -> list[StoredVerdict]:
     """Verdicts with each one's latest override applied: fields the human set replace the judge's."""
-    rows = session.scalars(_verdict_query(conversation_id, run_id, source)).all()
+    rows = session.execute(_verdict_query(conversation_id, run_id, source)).all()
     latest = _latest_overrides(session, {r.conversation_id for r in rows})
     return [_apply(r, latest.get((r.conversation_id, r.criterion, r.source))) for r in rows]
+
+
+@dataclass(frozen=True)
+class VerdictMark:
+    """What metrics read of a verdict, after its latest override: pass/fail and score."""
+
+    conversation_id: str
+    criterion: str
+    source: str
+    passed: bool | None
+    score: float | None
+    unscored: bool
+
+
+def effective_marks(session: Session, run_id: str) -> list[VerdictMark]:
+    """`effective_verdicts` of a run reduced to what metrics need, without building full verdicts."""
+    table = VerdictRow.__table__
+    query = (select(table.c.conversation_id, table.c.criterion, table.c.source, table.c.passed, table.c.score,
+                    table.c.unscored)
+             .join(ConversationRow.__table__, ConversationRow.__table__.c.id == table.c.conversation_id)
+             .where(ConversationRow.__table__.c.run_id == run_id).order_by(table.c.conversation_id, table.c.id))
+    rows = session.execute(query).all()
+    latest = _latest_overrides(session, {r.conversation_id for r in rows})
+    marks = []
+    for r in rows:
+        override = latest.get((r.conversation_id, r.criterion, r.source))
+        passed, score, unscored = _overridden(r.passed, r.score, bool(r.unscored), override)
+        marks.append(VerdictMark(r.conversation_id, r.criterion, r.source, passed, score, unscored))
+    return marks
+
+
+def _overridden(passed: bool | None, score: float | None, unscored: bool,
+                override: OverrideRow | None) -> tuple[bool | None, float | None, bool]:
+    """A verdict's pass, score and unscored flag once a human override (if any) is applied."""
+    if override is None:
+        return passed, score, unscored
+    return (override.human_passed if override.human_passed is not None else passed,
+            override.human_score if override.human_score is not None else score, False)
 
 
 def _latest_overrides(session: Session, conversation_ids: set[str]) -> dict[tuple[str, str, str], OverrideRow]:
@@ -117,7 +157,7 @@ def _latest_overrides(session: Session, conversation_ids: set[str]) -> dict[tupl
     return latest
 
 
-def _apply(row: VerdictRow, override: OverrideRow | None) -> StoredVerdict:
+def _apply(row: Any, override: OverrideRow | None) -> StoredVerdict:
     if override is None:
         return _stored(row)
     verdict = _stored(
@@ -127,12 +167,8 @@ def _apply(row: VerdictRow, override: OverrideRow | None) -> StoredVerdict:
         original_score=row.score,
         human_value=override.human_value,
     )
-    changes: dict[str, Any] = {"unscored": False}
-    if override.human_passed is not None:
-        changes["passed"] = override.human_passed
-    if override.human_score is not None:
-        changes["score"] = override.human_score
-    return verdict.model_copy(update=changes)
+    passed, score, unscored = _overridden(row.passed, row.score, bool(row.unscored), override)
+    return verdict.model_copy(update={"passed": passed, "score": score, "unscored": unscored})
 
 
 def add_override(session: Session, new: NewOverride) -> int:

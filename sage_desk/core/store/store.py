@@ -347,6 +347,11 @@ class Store:
         with self._reading() as session:
             return reviews.effective_verdicts(session, conversation_id, run_id, source)
 
+    def effective_marks(self, run_id: str) -> list[reviews.VerdictMark]:
+        """A run's verdicts as metrics read them (pass, score, unscored), human overrides applied."""
+        with self._reading() as session:
+            return reviews.effective_marks(session, run_id)
+
     def add_override(
         self,
         conversation_id: str,

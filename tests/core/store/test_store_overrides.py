@@ -95,6 +95,17 @@ def test_effective_verdicts_apply_the_latest_override(judged: Store) -> None:
     assert not {v.criterion: v for v in judged.effective_verdicts(CID)}["outcome"].overridden
 
 
+def test_the_marks_metrics_read_are_the_effective_verdicts(judged: Store) -> None:
+    judged.add_override(CID, "judge.empathy", JUDGE, human_score=0.7, reason="warmer than it says", author="bo")
+    judged.add_override(CID, "judge.policy", JUDGE, human_passed=False, reason="it offered a refund", author="ana")
+    run_id = judged.latest_run_id()
+    assert run_id is not None
+    full = [(v.conversation_id, v.criterion, v.source, v.passed, v.score, v.unscored)
+            for v in judged.effective_verdicts(run_id=run_id)]
+    marks = [(m.conversation_id, m.criterion, m.source, m.passed, m.score, m.unscored) for m in judged.effective_marks(run_id)]
+    assert marks == full and (CID, "judge.policy", JUDGE, False, None, False) in marks
+
+
 def test_an_override_survives_a_rejudge_by_the_same_source(judged: Store) -> None:
     override = judged.add_override(CID, "judge.empathy", JUDGE, human_passed=True, author="ana")
     judged.save_verdicts(CID, JUDGE, [Verdict(criterion="judge.empathy", passed=False, score=0.1)])
