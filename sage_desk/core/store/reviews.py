@@ -7,6 +7,7 @@ so it survives a re-judge by the same source; the latest override (highest id) w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,30 +174,68 @@ def _apply(row: Any, override: OverrideRow | None) -> StoredVerdict:
 
 def add_override(session: Session, new: NewOverride) -> int:
     """Append one override, keeping the overridden verdict's value; returns its id."""
+    _check_override(new)
+    if session.get(ConversationRow, new.conversation_id) is None:
+        raise StoreError(f"no conversation {new.conversation_id!r}: cannot override its verdict")
+    row = OverrideRow(**_override_values(new, _overridden_verdict(session, new)))
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def add_overrides(session: Session, news: Sequence[NewOverride]) -> list[int]:
+    """Append many overrides (a label import): a few queries and one insert, however many; ids in order."""
+    for new in news:
+        _check_override(new)
+    ids = sorted({n.conversation_id for n in news})
+    known: set[str] = set()
+    latest: dict[tuple[str, str, str], Any] = {}
+    table = VerdictRow.__table__
+    for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
+        chunk = ids[start : start + 500]
+        known.update(session.scalars(select(ConversationRow.id).where(ConversationRow.id.in_(chunk))))
+        query = (select(table.c.id, table.c.conversation_id, table.c.criterion, table.c.source, table.c.passed, table.c.score)
+                 .where(table.c.conversation_id.in_(chunk)).order_by(table.c.id))
+        for v in session.execute(query):
+            latest[(v.conversation_id, v.criterion, v.source)] = v  # ascending ids: the newest verdict wins
+    rows = []
+    for new in news:
+        if new.conversation_id not in known:
+            raise StoreError(f"no conversation {new.conversation_id!r}: cannot override its verdict")
+        if new.verdict_id is not None:
+            verdict = _overridden_verdict(session, new)
+        else:
+            verdict = latest.get((new.conversation_id, new.criterion, new.source))
+        rows.append(_override_values(new, verdict))
+    if not rows:
+        return []
+    statement = insert(OverrideRow).returning(OverrideRow.id, sort_by_parameter_order=True)
+    return list(session.scalars(statement, rows))
+
+
+def _check_override(new: NewOverride) -> None:
     if new.human_passed is None and new.human_score is None and new.human_value is None:
         raise StoreError("an override needs a human value: passed, score or value")
     if new.human_score is not None and not 0.0 <= new.human_score <= 1.0:
         raise StoreError(f"a human score must be within 0-1, got {new.human_score}")
-    if session.get(ConversationRow, new.conversation_id) is None:
-        raise StoreError(f"no conversation {new.conversation_id!r}: cannot override its verdict")
-    verdict = _overridden_verdict(session, new)
-    row = OverrideRow(
-        verdict_id=verdict.id if verdict else None,
-        conversation_id=new.conversation_id,
-        criterion=new.criterion,
-        source=new.source,
-        original_passed=verdict.passed if verdict else None,
-        original_score=verdict.score if verdict else None,
-        human_passed=new.human_passed,
-        human_score=new.human_score,
-        human_value=new.human_value,
-        reason=new.reason,
-        author=new.author,
-        created_at=utcnow(),
-    )
-    session.add(row)
-    session.flush()
-    return row.id
+
+
+def _override_values(new: NewOverride, verdict: Any) -> dict[str, Any]:
+    """The override row: the human's value, and the verdict's value it overrides (kept for agreement)."""
+    return {
+        "verdict_id": verdict.id if verdict is not None else None,
+        "conversation_id": new.conversation_id,
+        "criterion": new.criterion,
+        "source": new.source,
+        "original_passed": verdict.passed if verdict is not None else None,
+        "original_score": verdict.score if verdict is not None else None,
+        "human_passed": new.human_passed,
+        "human_score": new.human_score,
+        "human_value": new.human_value,
+        "reason": new.reason,
+        "author": new.author,
+        "created_at": utcnow(),
+    }
 
 
 def _overridden_verdict(session: Session, new: NewOverride) -> VerdictRow | None:

@@ -374,7 +374,7 @@ class Store:
     def add_overrides(self, overrides: Sequence[reviews.NewOverride]) -> list[int]:
         """Append several overrides in one transaction: all of them, or none when one is refused."""
         with self._writing() as session:
-            return [reviews.add_override(session, o) for o in overrides]
+            return reviews.add_overrides(session, overrides)
 
     def overrides(self, run_id: str | None = None, conversation_id: str | None = None) -> list[OverrideRecord]:
         """Every override, oldest first, of a run and/or a conversation."""

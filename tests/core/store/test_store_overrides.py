@@ -106,6 +106,26 @@ def test_the_marks_metrics_read_are_the_effective_verdicts(judged: Store) -> Non
     assert marks == full and (CID, "judge.policy", JUDGE, False, None, False) in marks
 
 
+def test_many_overrides_at_once_match_one_at_a_time(judged: Store) -> None:
+    from sage_desk.core.store.reviews import NewOverride
+
+    rules_outcome = judged.verdicts(CID, source="rules")[0]
+    news = [NewOverride(CID, "judge.empathy", JUDGE, human_passed=True, reason="warm", author="ana"),
+            NewOverride(CID, "outcome", "rules", human_passed=False, verdict_id=rules_outcome.id),
+            NewOverride(CID, "never.judged", JUDGE, human_value="billing")]
+    ids = judged.add_overrides(news)
+    assert ids == sorted(ids) and len(set(ids)) == 3
+    stored = {o.id: o for o in judged.overrides(conversation_id=CID)}
+    empathy, outcome, unjudged = (stored[i] for i in ids)
+    assert (empathy.original_passed, empathy.original_score, empathy.human_passed) == (False, 0.2, True)
+    assert (outcome.verdict_id, outcome.original_passed) == (rules_outcome.id, True)
+    assert (unjudged.verdict_id, unjudged.human_value) == (None, "billing")
+    single = judged.add_override(CID, "judge.empathy", JUDGE, human_passed=True, reason="warm", author="ana")
+    assert (stored[ids[0]].verdict_id, stored[ids[0]].original_score) == (
+        judged.overrides(conversation_id=CID)[-1].verdict_id, judged.overrides(conversation_id=CID)[-1].original_score)
+    assert single > ids[-1]
+
+
 def test_an_override_survives_a_rejudge_by_the_same_source(judged: Store) -> None:
     override = judged.add_override(CID, "judge.empathy", JUDGE, human_passed=True, author="ana")
     judged.save_verdicts(CID, JUDGE, [Verdict(criterion="judge.empathy", passed=False, score=0.1)])

@@ -73,16 +73,14 @@ class _Checker:
     def __init__(self, store: Any, run_id: str):
         self.store, self.run_id = store, run_id
         self.in_run = {c.id for c in store.conversations(run_id=run_id)}
-        self._sources: dict[str, dict[str, list[str]]] = {}
+        found: dict[str, dict[str, set[str]]] = {}
+        for mark in store.effective_marks(run_id):  # every verdict of the run, in one query
+            found.setdefault(mark.conversation_id, {}).setdefault(mark.criterion, set()).add(mark.source)
+        self._sources = {cid: {k: sorted(v) for k, v in by.items()} for cid, by in found.items()}
 
     def sources(self, conversation_id: str) -> dict[str, list[str]]:
         """criterion -> the sources that gave it a verdict in this conversation."""
-        if conversation_id not in self._sources:
-            found: dict[str, list[str]] = {}
-            for v in self.store.verdicts(conversation_id=conversation_id):
-                found.setdefault(v.criterion, []).append(v.source)
-            self._sources[conversation_id] = {k: sorted(set(s)) for k, s in found.items()}
-        return self._sources[conversation_id]
+        return self._sources.get(conversation_id, {})
 
     def targets(self, row: dict[str, str]) -> list[str]:
         """The verdict sources the row's label goes to; ValueError with the reason when none fits."""
