@@ -81,7 +81,8 @@ def _update_each(connection: Connection, values: dict[str, dict[str, Any]]) -> N
                  .values({c: bindparam(f"_{c}") for c in columns}))
     rows = [{"_id": cid, **{f"_{c}": v[c] for c in columns}} for cid, v in values.items()]
     result = connection.execute(statement, rows)
-    if result.rowcount not in (-1, len(rows)):  # -1: the driver cannot tell for an executemany
+    # Only drivers that count an executemany's rows reliably are held to it (not every PostgreSQL one).
+    if connection.dialect.supports_sane_multi_rowcount and result.rowcount not in (-1, len(rows)):
         raise StoreError(f"{len(rows) - result.rowcount} of {len(rows)} conversations are not in the store")
 
 
