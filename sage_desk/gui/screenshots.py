@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -11,7 +12,12 @@ from sage_desk.core.sop.model import NodeKind
 from sage_desk.gui.main_window import MainWindow
 
 
-def _settle() -> None:
+def _settle(screen: object = None, timeout_s: float = 20.0) -> None:
+    """Let pending events run, and wait (bounded) for a screen still reading in the background."""
+    deadline = time.monotonic() + timeout_s
+    while getattr(screen, "loading", False) and time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.01)
     for _ in range(5):
         QApplication.processEvents()
 
@@ -25,7 +31,7 @@ def take_screenshots(window: MainWindow, out_dir: Path, size: tuple[int, int]) -
     written: list[Path] = []
     for number, spec in enumerate(window.specs, start=1):
         window.show_screen(spec.key)
-        _settle()
+        _settle(window.screen(spec.key))
         if spec.key == "sop-editor":
             written += _editor_shots(window, out_dir, number)
             continue

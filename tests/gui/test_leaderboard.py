@@ -37,30 +37,36 @@ def screen(qtbot, store):
     widget.resize(1300, 900)
     widget.show()
     qtbot.waitExposed(widget)
+    qtbot.waitUntil(lambda: not widget.loading)  # runs are read on a thread
     return widget
+
+
+def choose(screen, qtbot, run_ids):
+    screen.select_runs(run_ids)
+    qtbot.waitUntil(lambda: not screen.loading)
 
 
 def agents_in_view(model):
     return [model.data(model.index(r, 0)) for r in range(model.rowCount())]
 
 
-def test_model_passes_the_model_tester(qtmodeltester, screen):
-    screen.select_runs([r.id for r in screen.store.list_runs()])
+def test_model_passes_the_model_tester(qtmodeltester, screen, qtbot):
+    choose(screen, qtbot, [r.id for r in screen.store.list_runs()])
     qtmodeltester.check(screen.model, force_py=True)
     qtmodeltester.check(LeaderboardModel(), force_py=True)
 
 
-def test_newest_run_is_chosen_first_and_rows_come_in_default_order(screen):
+def test_newest_run_is_chosen_first_and_rows_come_in_default_order(screen, qtbot):
     assert screen.runs.count() == 2
     assert screen.runs.item(0).data(Qt.ItemDataRole.UserRole) == screen.selected_runs()[0]
     assert agents_in_view(screen.model) == ["baseline:oracle"]  # the newest run had the oracle alone
-    screen.select_runs([r.id for r in screen.store.list_runs() if "baseline:complier" in r.config["agents"]])
+    choose(screen, qtbot, [r.id for r in screen.store.list_runs() if "baseline:complier" in r.config["agents"]])
     # over-escalation ascending: oracle and complier hand nothing over, the oracle has fewer unsafe actions
     assert agents_in_view(screen.model) == ["baseline:oracle", "baseline:complier", "baseline:escalator"]
 
 
-def test_sorting_by_a_header_and_the_unsafe_band_colours(screen):
-    screen.select_runs([r.id for r in screen.store.list_runs() if "baseline:complier" in r.config["agents"]])
+def test_sorting_by_a_header_and_the_unsafe_band_colours(screen, qtbot):
+    choose(screen, qtbot, [r.id for r in screen.store.list_runs() if "baseline:complier" in r.config["agents"]])
     model = screen.model
     unsafe = model.column_of("unsafe_actions")
     screen.table.sortByColumn(unsafe, Qt.SortOrder.DescendingOrder)
@@ -92,7 +98,7 @@ def test_rows_have_a_fixed_height(screen):
 
 
 def test_charts_show_every_model_and_save_as_png_and_svg(screen, tmp_path, qtbot):
-    screen.select_runs([r.id for r in screen.store.list_runs()])
+    choose(screen, qtbot, [r.id for r in screen.store.list_runs()])
     assert [p.chart.key for p in screen.panels] == ["unsafe-vs-cost", "escalation-calibration", "execution-gap",
                                                     "empathy-resilience"]
     assert all("baseline:complier" in p.chart.svg for p in screen.panels)
@@ -109,6 +115,25 @@ def test_domain_filter_lists_the_chosen_runs_domains(screen):
     assert [screen.domain.itemText(i) for i in range(screen.domain.count())] == ["All domains", "northline"]
     screen.domain.setCurrentText("northline")
     assert screen.model.rowCount() == 1
+
+
+def test_a_run_is_read_off_the_gui_thread_and_shown_when_read(screen, qtbot):
+    other = [r.id for r in screen.store.list_runs() if "baseline:complier" in r.config["agents"]]
+    screen.select_runs(other)
+    assert screen.loading and screen.reading.isVisible() and "Reading the metrics of 1 run" in screen.reading.text()
+    assert not screen.export_action.isEnabled()
+    qtbot.waitUntil(lambda: not screen.loading)
+    assert not screen.reading.isVisible() and screen.export_action.isEnabled()
+    assert agents_in_view(screen.model) == ["baseline:oracle", "baseline:complier", "baseline:escalator"]
+
+
+def test_a_read_made_stale_by_a_write_is_read_again(screen, qtbot):
+    run_id = screen.selected_runs()[0]
+    screen.results.clear()
+    screen._on_runs_changed()  # a read starts ...
+    screen._on_verdicts_written(run_id)  # ... and new verdicts arrive before it ends
+    qtbot.waitUntil(lambda: not screen.loading)
+    assert run_id in screen.results and screen.model.rowCount() == 1
 
 
 def test_html_export_from_the_screen(screen, tmp_path):

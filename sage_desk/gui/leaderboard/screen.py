@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 
 from sage_desk.core.export.charts import report_charts
 from sage_desk.core.export.leaderboard import leaderboard_report
-from sage_desk.core.metrics.load import results_for_runs
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
 from sage_desk.gui.leaderboard.chart_view import ChartPanel
+from sage_desk.gui.leaderboard.loader import MetricsThread
 from sage_desk.gui.leaderboard.model import LeaderboardModel
 
 ALL_DOMAINS = "All domains"
@@ -55,8 +55,11 @@ class LeaderboardScreen(StoreScreen, QWidget):
         self.store = store
         self._stale = False
         self.notifier = notifier
-        self.results: dict[str, list[Any]] = {}  # run id -> conversations, read once
+        self.results: dict[str, list[Any]] = {}  # run id -> conversations, read once (on a thread)
         self.report: dict[str, Any] = {}
+        self._reader: MetricsThread | None = None
+        self._generation = 0  # bumped by every write: an answer read before it is stale
+        self.reading = QLabel()
         self.runs = QListWidget()
         self.domain = QComboBox()
         self.empty = QLabel(EMPTY_TEXT)
@@ -146,6 +149,9 @@ class LeaderboardScreen(StoreScreen, QWidget):
         box = QWidget()
         layout = QVBoxLayout(box)
         layout.setContentsMargins(6, 10, 12, 4)
+        self.reading.setObjectName("hint")
+        self.reading.hide()
+        layout.addWidget(self.reading)
         layout.addWidget(self.empty)
         layout.addWidget(self.table)
         return box
@@ -167,15 +173,22 @@ class LeaderboardScreen(StoreScreen, QWidget):
 
     # --- data -------------------------------------------------------------------------------
 
+    @property
+    def loading(self) -> bool:
+        """True while chosen runs are being read."""
+        return self._reader is not None
+
     def _on_runs_written(self) -> None:
         # runs change often while one is going: read them again when next shown, not on every tick
         self.results.clear()
+        self._generation += 1
         self._stale = True
         if self.isVisible() and self.store is not None:
             self.refresh()
 
     def _on_verdicts_written(self, run_id: str) -> None:
         self.results.pop(run_id, None)
+        self._generation += 1
         self._stale = True
         if self.isVisible() and self.store is not None:
             self.refresh()
@@ -212,15 +225,34 @@ class LeaderboardScreen(StoreScreen, QWidget):
             item.setSelected(item.data(Qt.ItemDataRole.UserRole) in run_ids)
 
     def _on_runs_changed(self) -> None:
-        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            for run_id in self.selected_runs():
-                if run_id not in self.results:
-                    self.results[run_id] = results_for_runs(self.store, [run_id])
-        finally:
-            QGuiApplication.restoreOverrideCursor()
+        missing = [run_id for run_id in self.selected_runs() if run_id not in self.results]
+        if missing and self._reader is None and self.store is not None:
+            self._reader = MetricsThread(self.store, missing, self._generation)
+            self._reader.loaded.connect(self._on_loaded)
+            self._reader.failed.connect(self._on_read_failed)
+            self._reader.start_reading()
+        waiting = len(missing)
+        self.reading.setText(f"Reading the metrics of {waiting} run{'s' if waiting != 1 else ''}…")
+        self.reading.setVisible(bool(waiting))
         self._fill_domains()
         self._update_view()
+
+    def _on_loaded(self, generation: int, results: dict[str, list[Any]]) -> None:
+        self._reader = None
+        if generation == self._generation:
+            self.results.update(results)
+        self._on_runs_changed()  # shows them, or reads what was chosen (or written) meanwhile
+
+    def _on_read_failed(self, generation: int, error: str) -> None:
+        self._reader = None
+        self.reading.hide()
+        self._report_error("Could not read the runs' metrics", error)
+
+    def can_close(self) -> bool:
+        """A read in progress is waited for (reads only; it ends on its own)."""
+        if self._reader is not None:
+            self._reader.wait(30_000)
+        return True
 
     def _fill_domains(self) -> None:
         current = self.domain.currentText()
@@ -247,8 +279,9 @@ class LeaderboardScreen(StoreScreen, QWidget):
         if self.runs.count() == 0:
             self.empty.setText(EMPTY_TEXT)
         else:
-            self.empty.setText("Pick one or more runs on the left." if empty else "")
-        self.empty.setVisible(empty)
+            self.empty.setText("Pick one or more runs on the left." if empty and not self.loading else "")
+        self.empty.setVisible(empty and bool(self.empty.text()))
+        self.export_action.setEnabled(not empty and not self.loading)
         self.table.setVisible(not empty)
         for panel in self.panels:
             panel.setVisible(not empty)
