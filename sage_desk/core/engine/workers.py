@@ -140,7 +140,8 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         try:
             while pipes:
-                for reader in await loop.run_in_executor(None, wait, list(pipes), POLL_S):
+                ready: list[Any] = await loop.run_in_executor(None, wait, list(pipes), POLL_S)
+                for reader in ready:
                     try:
                         item = reader.recv()
                     except Exception as exc:  # noqa: BLE001 - EOF, or a message cut off by a kill

@@ -153,6 +153,7 @@ class LlmClient:
         async def call() -> Any:
             if direct:
                 return await self._endpoints.post(api_base or "", body, api_key, timeout, self.limits.get(key, self.concurrency))
+            assert litellm is not None
             # A guard beyond litellm's own timeout, in case a provider hangs past it.
             return await asyncio.wait_for(litellm.acompletion(**request), timeout + 5)
 
