@@ -9,7 +9,20 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -84,7 +97,7 @@ class ConversationRow(Base):
     bucket: Mapped[str | None] = mapped_column(String(32))
     conflict: Mapped[str | None] = mapped_column(String(32))
     tactics: Mapped[list[Any]] = mapped_column(default=list)
-    seed: Mapped[int | None] = mapped_column(Integer)
+    seed: Mapped[int | None] = mapped_column(BigInteger)  # conversation_seed goes up to 2**32 - 1
     status: Mapped[str] = mapped_column(String(16), default="pending")
     termination: Mapped[str | None] = mapped_column(String(32))
     error: Mapped[str | None] = mapped_column(Text)
