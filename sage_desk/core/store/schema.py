@@ -97,7 +97,7 @@ class ConversationRow(Base):
     bucket: Mapped[str | None] = mapped_column(String(32))
     conflict: Mapped[str | None] = mapped_column(String(32))
     tactics: Mapped[list[Any]] = mapped_column(default=list)
-    seed: Mapped[int | None] = mapped_column(BigInteger)  # conversation_seed goes up to 2**32 - 1
+    seed: Mapped[int | None] = mapped_column(BigInteger().with_variant(Integer, "sqlite"))  # up to 2**32 - 1 (0003)
     status: Mapped[str] = mapped_column(String(16), default="pending")
     termination: Mapped[str | None] = mapped_column(String(32))
     error: Mapped[str | None] = mapped_column(Text)

@@ -39,8 +39,8 @@ def _conversation(store):
     return run_id, [c.id for c in store.conversations(run_id=run_id)]
 
 
-def test_a_batched_run_records_exactly_what_direct_writes_record(tmp_path):
-    direct, batched = _store(tmp_path, "direct.db"), _store(tmp_path, "batched.db")
+def test_a_batched_run_records_exactly_what_direct_writes_record(tmp_path, any_store):
+    direct, batched = _store(tmp_path, "direct.db"), any_store  # batched: SQLite file, in memory, PostgreSQL
     first = Runner(direct, post=verdict_hook(direct))
     second = Runner(batched, post_factory=VerdictHooks())
     one = first.create(RunSpec(**SPEC))
@@ -80,8 +80,8 @@ def test_a_restart_within_one_batch_is_not_reordered(tmp_path):
     assert [e.text for e in store.events(cid)] == ["second attempt"]
 
 
-def test_a_refused_batch_costs_only_the_conversation_at_fault(tmp_path, caplog):
-    store = _store(tmp_path)
+def test_a_refused_batch_costs_only_the_conversation_at_fault(any_store, caplog):
+    store = any_store
     _, (good, bad) = _conversation(store)
     writer = BatchWriter(store)
     for cid in (good, bad):

@@ -48,6 +48,30 @@ def test_an_older_database_is_upgraded_on_open(tmp_path: Path) -> None:
             assert current_revision(conn) == head_revision()
 
 
+def test_upgrading_an_old_database_keeps_every_row(tmp_path: Path) -> None:
+    """A database at the first schema, filled with the shipped sample's rows, keeps them all on open.
+
+    (A table rebuild on SQLite once cascaded to every event and verdict.)"""
+    from sage_desk.core.locations import sample_runs_dir
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    tables = ("runs", "conversations", "events", "verdicts", "overrides")
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "0001")
+        conn.execute(text("ATTACH DATABASE :path AS sample"), {"path": str(sample_runs_dir() / "sample.db")})
+        for table in tables:  # the columns the first schema has, from the sample's rows
+            columns = ", ".join(c["name"] for c in inspect(conn).get_columns(table))
+            conn.execute(text(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM sample.{table}"))
+        before = {t: conn.execute(text(f"SELECT COUNT(*) FROM main.{t}")).scalar() for t in tables}
+    engine.dispose()
+    assert before["events"] > 0 and before["verdicts"] > 0
+    with Store(url) as store, store._engine.connect() as conn:
+        assert current_revision(conn) == head_revision()
+        assert {t: conn.execute(text(f"SELECT COUNT(*) FROM {t}")).scalar() for t in tables} == before
+        assert store.list_runs() and all(r.total > 0 for r in store.list_runs())
+
+
 def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'new.db'}"
     with Store(url):

@@ -1,8 +1,11 @@
-"""Conversation seeds as 64-bit integers.
+"""Conversation seeds as 64-bit integers, on PostgreSQL (and any server that needs it).
 
 `conversation_seed` gives values up to 2**32 - 1, which a PostgreSQL INTEGER (up to 2**31 - 1)
-refuses: about half of any run's conversations failed to be created there. SQLite stored them
-anyway; its table is rebuilt so both backends match the model.
+refuses: creating a run there failed. SQLite's INTEGER already holds 64 bits, so SQLite is left
+alone: changing a column type there means rebuilding the table, and dropping the old
+`conversations` table would cascade to every event and verdict (foreign keys are on, and cannot
+be turned off inside the migration's transaction). The model declares the column
+`BigInteger` with an `Integer` variant for SQLite, so both match.
 
 Revision ID: 0003
 Revises: 0002
@@ -23,10 +26,10 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("conversations") as batch:
-        batch.alter_column("seed", existing_type=sa.Integer(), type_=sa.BigInteger(), existing_nullable=True)
+    if op.get_bind().dialect.name != "sqlite":
+        op.alter_column("conversations", "seed", existing_type=sa.Integer(), type_=sa.BigInteger(), existing_nullable=True)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("conversations") as batch:
-        batch.alter_column("seed", existing_type=sa.BigInteger(), type_=sa.Integer(), existing_nullable=True)
+    if op.get_bind().dialect.name != "sqlite":
+        op.alter_column("conversations", "seed", existing_type=sa.BigInteger(), type_=sa.Integer(), existing_nullable=True)
