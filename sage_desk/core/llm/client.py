@@ -292,7 +292,10 @@ def _reply_message_calls(message: dict[str, Any]) -> list[ToolCallRequest]:
     calls = []
     for i, call in enumerate(message.get("tool_calls") or []):
         function = call.get("function") or {}
-        calls.append(parse_tool_call(call.get("id") or f"call_{i}", function.get("name") or "", function.get("arguments")))
+        arguments = function.get("arguments")
+        if arguments is not None and not isinstance(arguments, str):
+            arguments = json.dumps(arguments)  # some servers send the object itself, not its JSON text
+        calls.append(parse_tool_call(call.get("id") or f"call_{i}", function.get("name") or "", arguments))
     return calls
 
 
