@@ -100,21 +100,25 @@ class BatchWriter:
     # -- the Recorder protocol, queued ----------------------------------------------------------
 
     def start_conversation(self, conversation_id: str) -> None:
+        """Queue a (re)start: the conversation's earlier events and verdicts go, it is marked running."""
         if conversation_id in self._batch.touched:
             self.flush()  # a restart within one batch would be grouped out of order
         self._batch.starts[conversation_id] = self.store.start_values()
         self._batch.touched.add(conversation_id)
 
     def append(self, conversation_id: str, event: Event) -> None:
+        """Queue one event."""
         self.append_many(conversation_id, [event])
 
     def append_many(self, conversation_id: str, events: Sequence[Event]) -> None:
+        """Queue events, as rows now (an event changed later does not change what is written)."""
         self._batch.events.extend({"conversation_id": conversation_id, "seq": e.seq, "type": e.type, "data": event_to_dict(e)}
                                   for e in events)
         self._batch.touched.add(conversation_id)
 
     def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
                events: Sequence[Event] | None = None) -> None:
+        """Queue the end with its totals; without `events` it flushes and lets the store read them back."""
         if events is None:
             self.flush()  # the store reads the events back
             self.store.finish(conversation_id, reason, error)
@@ -123,6 +127,7 @@ class BatchWriter:
         self._batch.touched.add(conversation_id)
 
     def save_verdicts(self, conversation_id: str, source: str, verdicts: Iterable[Verdict]) -> None:
+        """Queue a replacement of this conversation's verdicts from `source`."""
         self._batch.verdicts.setdefault(source, {})[conversation_id] = list(verdicts)
         self._batch.touched.add(conversation_id)
 

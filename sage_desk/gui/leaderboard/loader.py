@@ -31,6 +31,7 @@ class MetricsThread(QThread):
         self.finished.connect(self._forget)
 
     def start_reading(self) -> None:
+        """Start, kept alive until finished whatever happens to the screen that asked."""
         _RUNNING.add(self)
         self.start()
 

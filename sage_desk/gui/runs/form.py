@@ -71,6 +71,7 @@ class RoleApiBase(QComboBox):
         return PROVIDER_DEFAULT if text == PROVIDERS_OWN else text
 
     def set_value(self, value: str | None) -> None:
+        """Show a value `value()` gave (a restored session)."""
         self.setCurrentText({None: SAME_AS_RUN, "": SAME_AS_RUN, PROVIDER_DEFAULT: PROVIDERS_OWN}.get(value, value or ""))
 
     def url(self) -> str:
