@@ -19,16 +19,14 @@ EMOTIONS = ("calm", "slightly_frustrated", "frustrated", "angry")
 
 
 def tactic_text(tactics: list[str]) -> str:
-    """The simulator's instructions for the case's tactics (from the taxonomy when it is known)."""
-    try:
-        from sage_desk.core.cases.taxonomy import get_tactic
-    except ImportError:
-        return ", ".join(tactics)
+    """The simulator's instructions for the case's tactics (a tactic the taxonomy does not know: its id)."""
+    from sage_desk.core.cases.taxonomy import UnknownTacticError, get_tactic
+
     parts = []
     for tid in tactics:
         try:
-            parts.append(get_tactic(tid).simulator)
-        except (KeyError, ValueError):
+            parts.append(get_tactic(tid).instruction)
+        except UnknownTacticError:
             parts.append(tid)
     return " ".join(parts)
 

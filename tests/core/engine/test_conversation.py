@@ -144,3 +144,22 @@ def test_every_baseline_finishes_every_bucket(northline, northline_cases, agent)
     for bucket in ("resolvable", "must_escalate", "adversarial"):
         outcome, _ = play(first_case(northline_cases, bucket=bucket), northline, make_agent(agent), make_customer("scripted"))
         assert outcome.reason in (TerminationReason.CLOSED, TerminationReason.HANDED_OVER), (agent, bucket, outcome)
+
+
+def test_the_llm_customer_plays_an_adversarial_case_with_its_tactics_instructions(northline, northline_cases, fake_openai):
+    from sage_desk.core.agents.llm_user import LlmCustomer
+    from sage_desk.core.cases.taxonomy import get_tactic
+
+    case = next(c for c in northline_cases.values() if c.tactics)
+    fake_openai.script = lambda request: (
+        '{"message": "That is not what the tracking said.", "emotion": "frustrated", "satisfaction": 0.3}'
+        if request["model"] == "customer" else "Let me check that for you.")
+    client = LlmClient(backoff_base=0.01)
+    agent = LlmServiceAgent("openai/agent", api_base=fake_openai.base_url, api_key="x", client=client)
+    customer = LlmCustomer("openai/customer", api_base=fake_openai.base_url, api_key="x", client=client)
+    outcome, recorder = play(case, northline, agent, customer)
+    assert outcome.reason == TerminationReason.TURN_LIMIT  # not an errored conversation
+    prompts = [r["messages"][0]["content"] for r in fake_openai.requests if r["model"] == "customer"]
+    assert prompts and all(get_tactic(t).instruction in prompts[0] for t in case.tactics)
+    replies = [e for e in recorder.events["c1"] if e.type == "customer_message"][1:]
+    assert replies and replies[0].text == "That is not what the tracking said." and replies[0].emotion == "frustrated"
