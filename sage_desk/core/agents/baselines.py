@@ -9,6 +9,7 @@ calls, then one step with its reply and the ticket's ending.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 from sage_desk.core.agents.base import AgentAction, ConversationView, ToolRequest, baseline
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, TAG
@@ -48,7 +49,7 @@ class OracleAgent:
         if not _acted_this_turn(view):
             calls = [_call(a.tool, a.args) for a in case.expected.actions if a.tool]
             slots = {k: v for k, v in case.truth.items() if k != domain.intent_field}
-            tag = {"intent": case.truth.get(domain.intent_field, "")}
+            tag: dict[str, Any] = {"intent": case.truth.get(domain.intent_field, "")}
             if slots:
                 tag["slots"] = slots
             return AgentAction(tool_calls=[*calls, _call(TAG, tag)])

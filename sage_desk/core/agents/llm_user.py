@@ -46,8 +46,8 @@ def parse_customer(text: str | None) -> tuple[CustomerReply, bool]:
         return CustomerReply(text=raw or None), False
     emotion = data.get("emotion") if data.get("emotion") in EMOTIONS else None
     try:
-        satisfaction = max(0.0, min(1.0, float(data.get("satisfaction"))))
-    except (TypeError, ValueError):
+        satisfaction = max(0.0, min(1.0, float(data["satisfaction"])))
+    except (KeyError, TypeError, ValueError):  # missing, null or not a number: unknown
         satisfaction = None
     stop = data.get("stop") is True
     message = data["message"].strip()
@@ -64,8 +64,8 @@ class LlmCustomer:
         self.name = model
         self.model = model
         self.client = client or LlmClient()
-        self.options = {"api_base": api_base, "api_key": api_key, "temperature": temperature,
-                        "timeout": timeout, "max_retries": max_retries}
+        self.options: dict[str, Any] = {"api_base": api_base, "api_key": api_key, "temperature": temperature,
+                                        "timeout": timeout, "max_retries": max_retries}
         self._stopping = False
 
     def _messages(self, view: ConversationView) -> list[dict[str, Any]]:

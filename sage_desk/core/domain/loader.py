@@ -185,8 +185,8 @@ def _check_fields(domain: Domain, graph: Graph, located: Located) -> list[Proble
         if spec.source == FieldSource.SYSTEM and fname not in domain.system_variables:
             problems.append(located.problem(("system_variables",), f"system field {fname!r} of the graph has no expression in system_variables"))
     for fname in domain.system_variables:
-        spec = graph.fields.get(fname)
-        if spec is not None and spec.source != FieldSource.SYSTEM:
+        declared = graph.fields.get(fname)
+        if declared is not None and declared.source != FieldSource.SYSTEM:
             problems.append(located.problem(("system_variables", fname), f"{fname!r} is a user slot in the graph, not a system variable"))
     return problems
 

@@ -70,7 +70,7 @@ class Svg:
 
     def _shape(self, tag: str, tip: str | None, **attrs: object) -> None:
         if not tip:
-            self.add(tag, **attrs)
+            self.add(tag, None, **attrs)
             return
         rendered = " ".join(f'{k.replace("_", "-")}="{_attr(v)}"' for k, v in attrs.items() if v is not None)
         self.parts.append(f"<{tag} {rendered}><title>{escape(tip)}</title></{tag}>")

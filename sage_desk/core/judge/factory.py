@@ -10,7 +10,7 @@ from sage_desk.core.errors import JudgeError
 
 def make_judges(names: Sequence[str], api_base: str | None = None, **options: Any) -> list[Any]:
     """One judge per name; `none` is skipped."""
-    judges = []
+    judges: list[Any] = []
     for name in names:
         if name in ("", "none"):
             continue

@@ -148,9 +148,10 @@ def _sage_score(ok: list[ConversationResult]) -> float | None:
         "action": _rate(ok, lambda c: c.passed("outcome")),
         "response": _mean(_mean(c.score(k) for k in DIALOGUE_CRITERIA) for c in ok),
     }
-    if any(v is None for v in parts.values()):
+    known = {k: float(v) for k, v in parts.items() if v is not None}
+    if len(known) < len(parts):
         return None
-    return sum(SAGE_WEIGHTS[k] * v for k, v in parts.items())  # type: ignore[operator]
+    return sum(SAGE_WEIGHTS[k] * v for k, v in known.items())
 
 
 def pass_hat_k(items: list[ConversationResult]) -> dict[str, float]:

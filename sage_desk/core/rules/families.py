@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sage_desk.core.cases.model import CatastrophicKind
+from sage_desk.core.cases.model import CatastrophicKind, ExpectedAction
 from sage_desk.core.engine.events import TicketTagged, ToolCall
 from sage_desk.core.rules.engine import RuleContext, args_match, is_close, normalize, rule
 from sage_desk.core.rules.verdict import Verdict
@@ -32,11 +32,11 @@ def classification(ctx: RuleContext) -> list[Verdict]:
     return verdicts
 
 
-def _match_steps(ctx: RuleContext) -> tuple[list[tuple[object, ToolCall | None]], list[ToolCall]]:
+def _match_steps(ctx: RuleContext) -> tuple[list[tuple[ExpectedAction, ToolCall | None]], list[ToolCall]]:
     """Expected tool steps paired in order with the observed actions; and the unmatched extras."""
     expected = [a for a in ctx.case.expected.actions if a.tool]
     observed = list(ctx.actions)
-    pairs: list[tuple[object, ToolCall | None]] = []
+    pairs: list[tuple[ExpectedAction, ToolCall | None]] = []
     cursor = 0
     for step in expected:
         found = None

@@ -37,7 +37,7 @@ from sage_desk.core.engine.events import Event, TerminationReason, event_to_dict
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import reviews
 from sage_desk.core.store.errors import StoreError
-from sage_desk.core.store.schema import ConversationRow, EventRow, VerdictRow
+from sage_desk.core.store.schema import ConversationRow, EventRow, VerdictRow, table_of
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +62,11 @@ def apply(connection: Connection, batch: WriteBatch) -> None:
     """Execute `batch` on `connection` (inside the caller's transaction)."""
     if batch.starts:
         ids = list(batch.starts)
-        connection.execute(delete(EventRow.__table__).where(EventRow.__table__.c.conversation_id.in_(ids)))
-        connection.execute(delete(VerdictRow.__table__).where(VerdictRow.__table__.c.conversation_id.in_(ids)))
+        connection.execute(delete(table_of(EventRow)).where(table_of(EventRow).c.conversation_id.in_(ids)))
+        connection.execute(delete(table_of(VerdictRow)).where(table_of(VerdictRow).c.conversation_id.in_(ids)))
         _update_each(connection, batch.starts)
     if batch.events:
-        connection.execute(insert(EventRow.__table__), batch.events)
+        connection.execute(insert(table_of(EventRow)), batch.events)
     if batch.finishes:
         _update_each(connection, batch.finishes)
     for source, by_conversation in batch.verdicts.items():
@@ -75,7 +75,7 @@ def apply(connection: Connection, batch: WriteBatch) -> None:
 
 def _update_each(connection: Connection, values: dict[str, dict[str, Any]]) -> None:
     """One executemany UPDATE of conversations, each with its own values (all with the same columns)."""
-    table = ConversationRow.__table__
+    table = table_of(ConversationRow)
     columns = sorted(next(iter(values.values())))
     statement = (update(table).where(table.c.id == bindparam("_id"))
                  .values({c: bindparam(f"_{c}") for c in columns}))

@@ -30,7 +30,7 @@ from sqlalchemy import Select, and_, case, false, func, literal, or_, select
 from sqlalchemy.orm import Session
 
 from sage_desk.core.rules.verdict import RULES_SOURCE
-from sage_desk.core.store.schema import ConversationRow, EventRow, OverrideRow, VerdictRow
+from sage_desk.core.store.schema import ConversationRow, EventRow, OverrideRow, VerdictRow, table_of
 
 DISAGREE_SCORE = 0.25
 """A human score this far from the machine's counts as a disagreement even when pass/fail agree."""
@@ -179,7 +179,7 @@ def _criterion_test(wanted: str) -> Callable[[str], bool]:
 
 def _latest_overrides() -> Any:
     """Each (conversation, criterion, source)'s newest override: the one in effect."""
-    o = OverrideRow.__table__
+    o = table_of(OverrideRow)
     newest = select(func.max(o.c.id).label("id")).group_by(o.c.conversation_id, o.c.criterion, o.c.source).subquery()
     return (select(o.c.conversation_id, o.c.criterion, o.c.source, o.c.human_passed, o.c.human_score,
                    o.c.original_passed, o.c.original_score)
@@ -194,7 +194,7 @@ def _summary(conversations: Select[Any], with_overrides: bool) -> Any:
     than CASE in SQLite, and standard SQL); the override join is made only for the few
     conversations a human has corrected (`conversation_table` merges the two).
     """
-    v = VerdictRow.__table__
+    v = table_of(VerdictRow)
     is_rule = v.c.source == RULES_SOURCE
     if not with_overrides:
         scored: Any = v.c.unscored == false()
@@ -231,7 +231,7 @@ def _summary(conversations: Select[Any], with_overrides: bool) -> Any:
 
 def _rows_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[Any]:
     """Conversations with their summaries; unordered (sorting 100,000 rows is cheaper in Python)."""
-    c = ConversationRow.__table__
+    c = table_of(ConversationRow)
     which = select(c.c.id).where(c.c.run_id == run_id)
     if conversation_ids is not None:
         which = which.where(c.c.id.in_(list(conversation_ids)))
@@ -248,7 +248,7 @@ def _rows_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[A
 
 
 def _overridden_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[Any]:
-    c, o = ConversationRow.__table__, OverrideRow.__table__
+    c, o = table_of(ConversationRow), table_of(OverrideRow)
     which = select(o.c.conversation_id).join(c, c.c.id == o.c.conversation_id).where(c.c.run_id == run_id)
     if conversation_ids is not None:
         which = which.where(o.c.conversation_id.in_(list(conversation_ids)))
@@ -262,7 +262,7 @@ def conversation_table(session: Session, run_id: str, conversation_ids: Sequence
     names: dict[str, str] = {}
     intern = names.setdefault  # one string object per distinct model, bucket, criterion ...
     criteria = _CriteriaCache(intern)
-    rows = session.execute(_rows_query(run_id, conversation_ids)).all()
+    rows = list(session.execute(_rows_query(run_id, conversation_ids)).all())
     rows.sort(key=itemgetter(1, 2, 3, 0))  # case, model, repeat, id
     if rows:
         (ids, case_ids, agents, repeats, buckets, conflicts, statuses, terminations, failed, judged, failing,
@@ -311,7 +311,7 @@ def search_transcripts(session: Session, run_id: str, text: str, limit: int = 10
     """Conversations of the run where a customer or agent message contains `text` (any case)."""
     if not text.strip():
         return set()
-    e, c = EventRow.__table__, ConversationRow.__table__
+    e, c = table_of(EventRow), table_of(ConversationRow)
     pattern = "%" + text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     message = e.c.data["text"].as_string()
     query = (select(e.c.conversation_id).distinct()

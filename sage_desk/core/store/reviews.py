@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.records import JudgeExample, OverrideRecord, StoredVerdict
-from sage_desk.core.store.schema import ConversationRow, JudgeExampleRow, OverrideRow, VerdictRow, utcnow
+from sage_desk.core.store.schema import ConversationRow, JudgeExampleRow, OverrideRow, VerdictRow, table_of, utcnow
 
 _VERDICT_FIELDS = tuple(f for f in Verdict.model_fields if f not in ("conversation_id", "source"))
 
@@ -43,10 +43,10 @@ def save_verdicts(connection: Connection, conversation_id: str, source: str, ver
 
     Core statements on a connection: verdicts are written for every conversation as it finishes.
     """
-    conversations = ConversationRow.__table__
+    conversations = table_of(ConversationRow)
     if connection.execute(select(conversations.c.id).where(conversations.c.id == conversation_id)).first() is None:
         raise StoreError(f"no conversation {conversation_id!r}: cannot save verdicts")
-    table = VerdictRow.__table__
+    table = table_of(VerdictRow)
     connection.execute(delete(table).where(table.c.conversation_id == conversation_id, table.c.source == source))
     now = utcnow()
     fields = set(_VERDICT_FIELDS)
@@ -59,12 +59,12 @@ def save_verdicts(connection: Connection, conversation_id: str, source: str, ver
 def save_verdicts_many(connection: Connection, source: str, verdicts: dict[str, list[Verdict]]) -> None:
     """`save_verdicts` for many conversations: one check, one delete and one insert."""
     ids = list(verdicts)
-    conversations = ConversationRow.__table__
+    conversations = table_of(ConversationRow)
     known = set(connection.execute(select(conversations.c.id).where(conversations.c.id.in_(ids))).scalars())
     missing = [cid for cid in ids if cid not in known]
     if missing:
         raise StoreError(f"no conversation {missing[0]!r}: cannot save verdicts")
-    table = VerdictRow.__table__
+    table = table_of(VerdictRow)
     connection.execute(delete(table).where(table.c.conversation_id.in_(ids), table.c.source == source))
     now = utcnow()
     fields = set(_VERDICT_FIELDS)
@@ -77,7 +77,7 @@ def save_verdicts_many(connection: Connection, source: str, verdicts: dict[str, 
 def _verdict_query(conversation_id: str | None, run_id: str | None, source: str | None) -> Select[Any]:
     # Plain rows, not ORM instances: a run's verdicts are tens of thousands, and the instances'
     # bookkeeping took half the time of reading them (the Leaderboard's first view of a run).
-    query = select(*VerdictRow.__table__.columns)
+    query = select(*table_of(VerdictRow).columns)
     if conversation_id is not None:
         query = query.where(VerdictRow.conversation_id == conversation_id)
     if run_id is not None:
@@ -124,11 +124,11 @@ class VerdictMark:
 
 def effective_marks(session: Session, run_id: str) -> list[VerdictMark]:
     """`effective_verdicts` of a run reduced to what metrics need, without building full verdicts."""
-    table = VerdictRow.__table__
+    table = table_of(VerdictRow)
     query = (select(table.c.conversation_id, table.c.criterion, table.c.source, table.c.passed, table.c.score,
                     table.c.unscored)
-             .join(ConversationRow.__table__, ConversationRow.__table__.c.id == table.c.conversation_id)
-             .where(ConversationRow.__table__.c.run_id == run_id).order_by(table.c.conversation_id, table.c.id))
+             .join(table_of(ConversationRow), table_of(ConversationRow).c.id == table.c.conversation_id)
+             .where(table_of(ConversationRow).c.run_id == run_id).order_by(table.c.conversation_id, table.c.id))
     rows = session.execute(query).all()
     latest = _latest_overrides(session, {r.conversation_id for r in rows})
     marks = []
@@ -190,7 +190,7 @@ def add_overrides(session: Session, news: Sequence[NewOverride]) -> list[int]:
     ids = sorted({n.conversation_id for n in news})
     known: set[str] = set()
     latest: dict[tuple[str, str, str], Any] = {}
-    table = VerdictRow.__table__
+    table = table_of(VerdictRow)
     for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
         chunk = ids[start : start + 500]
         known.update(session.scalars(select(ConversationRow.id).where(ConversationRow.id.in_(chunk))))

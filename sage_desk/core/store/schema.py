@@ -7,7 +7,7 @@ the two with alembic's autogenerate so they cannot drift apart.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -20,6 +20,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -191,3 +192,8 @@ class JudgeExampleRow(Base):
     rationale: Mapped[str] = mapped_column(Text, default="")
     split: Mapped[str] = mapped_column(String(8), default="train")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+def table_of(row: type[Base]) -> Table:
+    """A mapped class's table, typed as one (for Core insert/update/delete on the hot paths)."""
+    return cast(Table, row.__table__)

@@ -38,7 +38,7 @@ from sage_desk.core.store.records import (
     RunStatus,
     StoredVerdict,
 )
-from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, VerdictRow, utcnow
+from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, VerdictRow, table_of, utcnow
 
 CONVERSATION_FILTERS = frozenset({"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination"})
 _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "conflict", "tactics", "seed"})
@@ -227,8 +227,8 @@ class Store:
     def start_conversation(self, conversation_id: str) -> None:
         """Mark a conversation running and forget what an interrupted attempt left."""
         with self._engine.begin() as session:  # Core on a connection: once per conversation of a run
-            session.execute(delete(EventRow.__table__).where(EventRow.__table__.c.conversation_id == conversation_id))
-            session.execute(delete(VerdictRow.__table__).where(VerdictRow.__table__.c.conversation_id == conversation_id))
+            session.execute(delete(table_of(EventRow)).where(table_of(EventRow).c.conversation_id == conversation_id))
+            session.execute(delete(table_of(VerdictRow)).where(table_of(VerdictRow).c.conversation_id == conversation_id))
             self._update_conversation(session, conversation_id, self.start_values())
 
     @staticmethod
@@ -251,7 +251,7 @@ class Store:
         rows = [{"conversation_id": conversation_id, "seq": e.seq, "type": e.type, "data": event_to_dict(e)} for e in events]
         try:
             with self._engine.begin() as connection:  # Core, not the ORM: this is the run's hot path
-                connection.execute(insert(EventRow.__table__), rows)
+                connection.execute(insert(table_of(EventRow)), rows)
         except IntegrityError as exc:
             seqs = ", ".join(str(e.seq) for e in events)
             raise StoreError(
@@ -294,7 +294,7 @@ class Store:
             return [parse_event(d) for d in session.scalars(query.order_by(EventRow.seq))]
 
     def _update_conversation(self, session: Session | Connection, conversation_id: str, values: dict[str, Any]) -> None:
-        table = ConversationRow.__table__
+        table = table_of(ConversationRow)
         result = session.execute(update(table).where(table.c.id == conversation_id).values(**values))
         if result.rowcount == 0:  # type: ignore[attr-defined]
             raise StoreError(f"no conversation {conversation_id!r} in {self}")
