@@ -15,7 +15,7 @@ from sage_desk.gui.sop_editor import SopEditor
 
 def drop_from_palette(editor, row: int, at) -> None:
     """A palette drag arriving on the canvas: enter, move, drop with the palette's own mime data."""
-    data = editor.palette.mimeData([editor.palette.item(row)])
+    data = editor.node_palette.mimeData([editor.node_palette.item(row)])
     viewport = editor.view.viewport()
     action, buttons, mods = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
     point = QPointF(at).toPoint()  # enter/move take a QPoint, drop a QPointF (PySide6 6.8-6.11)
