@@ -15,6 +15,7 @@ os.environ["SAGE_DESK_HOME"] = tempfile.mkdtemp(prefix="sage-desk-tests-")
 
 import pytest
 from fakes import FakeOpenAIServer
+from fakes.memory_keyring import MemoryKeyring
 
 
 @pytest.fixture
@@ -27,6 +28,22 @@ def fake_openai() -> Iterator[FakeOpenAIServer]:
     """
     with FakeOpenAIServer(hold_seconds=2.0) as server:
         yield server
+
+
+@pytest.fixture
+def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryKeyring]:
+    """A fresh in-memory keyring, with no provider key in the environment."""
+    import keyring
+
+    from sage_desk.core.llm import secrets
+
+    for provider in secrets.PROVIDERS:
+        monkeypatch.delenv(provider.env_var, raising=False)
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
 
 
 @pytest.fixture(scope="session")

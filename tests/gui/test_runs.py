@@ -8,7 +8,6 @@ from collections import Counter
 import keyring
 import pytest
 from fakes import FakeReply, FakeToolCall
-from fakes.memory_keyring import MemoryKeyring
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -54,18 +53,6 @@ def screen(qtbot, store):
     yield widget
     widget.shutdown()  # a test that leaves a QThread running fails; never leave one behind
     dispose(widget)
-
-
-@pytest.fixture
-def memory_keyring(monkeypatch):
-    """An in-memory keyring and no provider key in the environment."""
-    for provider in secrets.PROVIDERS:
-        monkeypatch.delenv(provider.env_var, raising=False)
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def choose(screen, agents=("baseline:oracle",), cases=CASES, **numbers):

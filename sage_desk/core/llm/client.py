@@ -174,10 +174,6 @@ class LlmClient:
             return self._reply(litellm, model, response, latency_ms, attempt + 1)
         raise AssertionError("unreachable: the loop returns or raises")
 
-    async def aclose(self) -> None:
-        """Close the connections kept open in the running loop (`asyncio.run` does it as the loop ends)."""
-        await self._endpoints.aclose()
-
     def complete_sync(self, model: str, messages: list[dict[str, Any]], **kwargs: Any) -> LlmReply:
         """`complete` for one-shot callers (CLI); safe to call from inside a running event loop too."""
         coroutine_args = (model, messages)

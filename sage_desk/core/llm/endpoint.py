@@ -83,14 +83,6 @@ class Endpoints:
             client = per_loop[api_base] = aiohttp.ClientSession(connector=connector)
         return client
 
-    async def aclose(self) -> None:
-        """Close the running loop's connections now (for loops not ended by `asyncio.run`)."""
-        loop = asyncio.get_running_loop()
-        clients = self._clients.pop(loop, {})
-        self._closers.pop(loop, None)
-        for client in clients.values():
-            await client.close()
-
     async def post(self, api_base: str, body: dict[str, Any], api_key: str | None, timeout: float, max_connections: int) -> dict[str, Any]:
         """POST `body` to `{api_base}/chat/completions` and return the decoded completion."""
         base = api_base.rstrip("/")

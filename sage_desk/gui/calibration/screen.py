@@ -15,7 +15,6 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QFileDialog,
@@ -35,6 +34,7 @@ from sage_desk.gui.calibration.confusion import ConfusionMatrix
 from sage_desk.gui.calibration.models import AgreementModel, BeforeAfterModel, DisagreementModel, kappa_text, pct
 from sage_desk.gui.calibration.panel import CalibratePanel
 from sage_desk.gui.calibration.worker import CalibrateOutcome, CalibrateThread
+from sage_desk.gui.common.widgets import read_only_rows
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
 
 NO_RUNS = "No runs yet: start one in Runs or with `sage-desk run`."
@@ -54,15 +54,7 @@ def no_labels_text(run_id: str, judges: list[str]) -> str:
 def _table(model: Any, stretch_last: bool = True) -> QTableView:
     view = QTableView()
     view.setModel(model)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setAlternatingRowColors(True)
-    view.setWordWrap(False)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    rows = view.verticalHeader()
-    rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-    rows.setDefaultSectionSize(ROW_HEIGHT)
-    rows.hide()
+    read_only_rows(view, ROW_HEIGHT)
     header = view.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(stretch_last)

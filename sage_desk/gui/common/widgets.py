@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 
@@ -14,6 +14,19 @@ RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 def icon(name: str) -> QIcon:
     """An icon from `resources/icons/<name>.svg`."""
     return QIcon(str(RESOURCES / "icons" / f"{name}.svg"))
+
+
+def read_only_rows(view: QTableView, row_height: int) -> None:
+    """A table of whole-row, single selections that cannot be edited, with fixed-height rows and no row numbers."""
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    rows = view.verticalHeader()
+    rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    rows.setDefaultSectionSize(row_height)
+    rows.hide()
 
 
 def stylesheet() -> str:

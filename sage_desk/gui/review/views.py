@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
+from sage_desk.gui.common.widgets import read_only_rows
 from sage_desk.gui.review.list_model import COLUMNS, ConversationListModel
 from sage_desk.gui.review.verdict_model import VerdictModel
 
@@ -25,23 +26,11 @@ def titled(title: str, widget: QWidget) -> QWidget:
     return box
 
 
-def _read_only_rows(view: QTableView, row_height: int) -> None:
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setAlternatingRowColors(True)
-    view.setWordWrap(False)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    rows = view.verticalHeader()
-    rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-    rows.setDefaultSectionSize(row_height)
-    rows.hide()
-
-
 def setup_conversation_list(view: QTableView, model: ConversationListModel, row_height: int) -> None:
     """The conversation list: one row per conversation, sortable, in the store's order until a header is clicked."""
     view.setModel(model)
     view.setObjectName("conversationList")
-    _read_only_rows(view, row_height)
+    read_only_rows(view, row_height)
     view.setSortingEnabled(True)
     view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
     model.unsort()  # setSortingEnabled sorted once; the store's order (case, model, repeat) comes first
@@ -57,7 +46,7 @@ def setup_verdict_table(view: QTableView, model: VerdictModel) -> None:
     """The verdict table: focus stays on the list (keys act on the verdict), the rationale is read below it."""
     view.setModel(model)
     view.setObjectName("verdictTable")
-    _read_only_rows(view, VERDICT_ROW_HEIGHT)
+    read_only_rows(view, VERDICT_ROW_HEIGHT)
     view.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
     view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # "Why" is read in full below
     header = view.horizontalHeader()

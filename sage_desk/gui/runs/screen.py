@@ -13,7 +13,6 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFrame,
     QHBoxLayout,
     QHeaderView,
@@ -31,6 +30,7 @@ from sage_desk.core.engine.runner import RunSpec
 from sage_desk.core.errors import SageError
 from sage_desk.core.llm.secrets import KEYLESS, PROVIDERS, env_var_for, provider_of
 from sage_desk.core.store.records import RunStatus
+from sage_desk.gui.common.widgets import read_only_rows
 from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.runs.form import RunForm
 from sage_desk.gui.runs.keys_dialog import ApiKeysDialog
@@ -159,13 +159,7 @@ class RunsScreen(QWidget):
         self.panel.cancel_button.clicked.connect(self.cancel)
         self.panel.setStyleSheet(PANEL_STYLE)
         self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
+        read_only_rows(self.table, ROW_HEIGHT)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)  # the status takes what is left

@@ -9,12 +9,10 @@ source text beside the canvas (`attach_source_panel`); nothing is written until 
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QThread, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -33,6 +31,7 @@ from PySide6.QtWidgets import (
 from sage_desk.core.errors import SageError
 from sage_desk.core.locations import shipped_domains
 from sage_desk.core.sop.extract import DomainContext, DraftOptions, DraftProgress, DraftResult, draft_graph, load_domain_context
+from sage_desk.gui.common.async_thread import AsyncThread, Outcome
 from sage_desk.gui.common.settings import open_settings
 from sage_desk.gui.sop_editor.source_panel import SourcePanel
 
@@ -41,50 +40,19 @@ READABLE_ZOOM = 0.8
 PANEL_WIDTH = 340
 
 
-@dataclass(frozen=True)
-class DraftOutcome:
-    """How a background draft ended: a result, cancelled, or an error to show."""
-
-    result: DraftResult | None = None
-    cancelled: bool = False
-    error: BaseException | None = None
+DraftOutcome = Outcome  # how a background draft ended: a result, cancelled, or an error to show
 
 
-class DraftThread(QThread):
+class DraftThread(AsyncThread):
     """Drafts one graph in the background; `cancel` is safe from the GUI thread."""
 
     progressed = Signal(object)  # DraftProgress
-    ended = Signal(object)  # DraftOutcome
 
     def __init__(self, text: str, domain: DomainContext, options: DraftOptions, client: Any = None, parent: Any = None):
         super().__init__(parent)
         self.text, self.domain, self.options, self.client = text, domain, options, client
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task | None = None
-        self._cancelled = False
 
-    def cancel(self) -> None:
-        """Cancel the request in flight; the thread then ends with `cancelled`."""
-        self._cancelled = True
-        loop, task = self._loop, self._task
-        if loop is not None and task is not None:
-            loop.call_soon_threadsafe(task.cancel)
-
-    def run(self) -> None:  # the thread's body
-        try:
-            result = asyncio.run(self._draft())
-        except asyncio.CancelledError:
-            self.ended.emit(DraftOutcome(cancelled=True))
-        except BaseException as exc:  # noqa: BLE001 - handed to the dialog, which shows it
-            self.ended.emit(DraftOutcome(error=exc))
-        else:
-            self.ended.emit(DraftOutcome(result=result))
-
-    async def _draft(self) -> DraftResult:
-        self._loop = asyncio.get_running_loop()
-        self._task = asyncio.current_task()
-        if self._cancelled:  # cancelled before the loop existed
-            raise asyncio.CancelledError
+    async def work(self) -> DraftResult:
         return await draft_graph(self.text, self.domain, self.options, client=self.client, on_progress=self.progressed.emit)
 
 

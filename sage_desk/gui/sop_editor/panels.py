@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
 
 from sage_desk.core.errors import Problem
 from sage_desk.core.sop.paths import Path
+from sage_desk.gui.common.widgets import read_only_rows
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -94,14 +95,7 @@ class PathsModel(RowsModel):
 def _table(model: RowsModel) -> QTableView:
     view = QTableView()
     view.setModel(model)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setAlternatingRowColors(True)
-    view.setWordWrap(False)
-    view.verticalHeader().setVisible(False)
-    view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-    view.verticalHeader().setDefaultSectionSize(24)
+    read_only_rows(view, 24)
     view.horizontalHeader().setStretchLastSection(True)
     view.horizontalHeader().setHighlightSections(False)
     return view

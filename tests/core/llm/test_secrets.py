@@ -3,29 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import keyring
 import pytest
-from fakes.memory_keyring import MemoryKeyring
 from keyring.backends import fail
 
 from sage_desk.core.llm import LlmClient
 from sage_desk.core.llm import secrets as sec
 
 KEY = "sk-test-keyring-0123456789"
-
-
-@pytest.fixture
-def memory_keyring(monkeypatch) -> Iterator[MemoryKeyring]:
-    """A fresh in-memory keyring, with no provider key in the environment."""
-    for provider in sec.PROVIDERS:
-        monkeypatch.delenv(provider.env_var, raising=False)
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def test_provider_and_variable_of_a_model():
