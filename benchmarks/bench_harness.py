@@ -29,7 +29,7 @@ from fakes import FakeOpenAIServer, FakeReply, FakeToolCall  # noqa: E402
 from sage_desk.core.cases.suite import load_suite  # noqa: E402
 from sage_desk.core.domain import load_domain  # noqa: E402
 from sage_desk.core.engine.runner import Runner, RunSpec  # noqa: E402
-from sage_desk.core.rules.hook import VerdictHooks  # noqa: E402
+from sage_desk.core.scoring.hooks import VerdictHooks  # noqa: E402
 from sage_desk.core.store import Store  # noqa: E402
 from sage_desk.core.store.batch import BatchWriter  # noqa: E402
 
@@ -125,11 +125,12 @@ class _TurnAgent:
     name = "bench:turns"
 
     async def step(self, view):
-        from sage_desk.core.agents.base import AgentAction, ToolRequest
+        from sage_desk.core.agents.base import AgentAction
+        from sage_desk.core.llm.types import ToolCallRequest
 
         if view.events[-1].type == "customer_message":
             order = view.case.grounding.get("order", "NL-0")
-            return AgentAction(tool_calls=[ToolRequest(id="t", name="lookup_order", arguments={"order_id": order})])
+            return AgentAction(tool_calls=[ToolCallRequest(id="t", name="lookup_order", arguments={"order_id": order})])
         return AgentAction(text="Let me check that for you.")
 
 

@@ -87,7 +87,7 @@ def build_run(store: Any, domain: str, cases: list[str] | None = None, rid: str 
     """Create and play one domain's sample run (only some of its cases, for the test); returns its id."""
     from sage_desk.core.domain.loader import load_domain
     from sage_desk.core.engine.runner import Runner, conversation_seed, load_cases
-    from sage_desk.core.rules.hook import VerdictHooks
+    from sage_desk.core.scoring.hooks import VerdictHooks
 
     spec = spec_for(domain, agents, seed, cases)
     bundle = load_domain(domain)

@@ -15,7 +15,7 @@ from sage_desk.core.cases.suite import load_suite
 from sage_desk.core.domain import load_domain
 from sage_desk.core.engine.runner import Runner, RunSpec
 from sage_desk.core.judge.heuristic import HeuristicJudge
-from sage_desk.core.rules.hook import verdict_hook
+from sage_desk.core.scoring.hooks import verdict_hook
 from sage_desk.core.store import Store
 
 HEURISTIC = "baseline:heuristic"

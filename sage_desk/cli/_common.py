@@ -7,7 +7,7 @@ import shutil
 import sys
 from collections.abc import Iterable
 
-from sage_desk.core.errors import Problem
+from sage_desk.core.errors import Problem, SageError
 
 OK, PROBLEMS, USAGE = 0, 1, 2
 """0 done; 1 problems found, a run failed, or an input file that is missing or cannot be read; 2 a usage error."""
@@ -28,6 +28,14 @@ def fail(message: str, code: int = PROBLEMS) -> int:
     """Print an error for the user (no traceback) and return the exit code."""
     print(f"sage-desk: {message}", file=sys.stderr)
     return code
+
+
+def fail_error(exc: SageError) -> int:
+    """`fail` with a SageError's message: a name nobody registered (an agent, judge, customer or
+    tactic) is a usage error, exit 2; anything else exit 1."""
+    from sage_desk.core.registry import UnknownNameError
+
+    return fail(str(exc), USAGE if isinstance(exc, UnknownNameError) else PROBLEMS)
 
 
 def output_width(default: int = NARROW) -> int:

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import sys
 
-from sage_desk.cli._common import OK, fail
+from sage_desk.cli._common import OK, fail, fail_error
 from sage_desk.cli._store import add_db_option, open_store, pick_run
 from sage_desk.core.errors import SageError
 
@@ -23,26 +23,6 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
-async def rejudge(store, run_id: str, judges: list, concurrency: int = 8) -> int:
-    """Judge every finished conversation of a run again; returns how many were judged."""
-    from sage_desk.core.rules.hook import judge_conversation
-    from sage_desk.core.session import run_cases
-
-    bundle, cases, _spec = run_cases(store, run_id)
-    limit = asyncio.Semaphore(concurrency)
-    rows = [c for c in store.conversations(run_id=run_id, status="finished") if c.case_id in cases]
-
-    async def one(row) -> None:
-        async with limit:
-            events = store.events(row.id)
-            for judge in judges:
-                verdicts = await judge_conversation(judge, row.id, cases[row.case_id], bundle, events)
-                store.save_verdicts(row.id, judge.source, verdicts)
-
-    await asyncio.gather(*(one(r) for r in rows))
-    return len(rows)
-
-
 def load_domain_name(domain: str) -> str:
     """The domain's name as the store keys examples by it (a run may name its domain by a path)."""
     from sage_desk.core.domain.loader import load_domain
@@ -52,16 +32,17 @@ def load_domain_name(domain: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from sage_desk.core.judge.factory import make_judges
+    from sage_desk.core.scoring.rejudge import rejudge
 
     try:
         store = open_store(args)
         run_id = pick_run(store, args.run)
         options = {}
         if args.calibrated:
-            from sage_desk.core.engine.runner import RunSpec
             from sage_desk.core.judge.calibration.calibrate import saved_examples
+            from sage_desk.core.session import run_spec
 
-            domain = RunSpec(**store.get_run(run_id).config).domain
+            domain = run_spec(store, run_id).domain
             options["examples"] = saved_examples(store, load_domain_name(domain))
             if not options["examples"]:
                 return fail(f"no saved calibration examples for {domain}: run Calibrate (Calibration screen or "
@@ -69,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         judges = make_judges(args.judge, api_base=args.api_base, **options)
         count = asyncio.run(rejudge(store, run_id, judges, args.concurrency))
     except SageError as exc:
-        return fail(str(exc))
+        return fail_error(exc)
     with_examples = f" and {len(options['examples'])} calibration example(s)" if options else ""
     print(f"re-judged {count} conversations of {run_id} with {', '.join(j.source for j in judges)}{with_examples}",
           file=sys.stderr)

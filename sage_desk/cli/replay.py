@@ -7,7 +7,7 @@ import asyncio
 import json
 from typing import Any
 
-from sage_desk.cli._common import OK, USAGE, fail
+from sage_desk.cli._common import OK, USAGE, fail, fail_error
 from sage_desk.cli._store import add_db_option, open_store
 from sage_desk.core.errors import SageError
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         seed = args.seed if args.seed is not None else (convo.seed or 0)
         result = asyncio.run(replay(convo.id, case, bundle, store.events(convo.id), args.from_turn, args.times, make, model, seed))
     except SageError as exc:
-        return fail(str(exc))
+        return fail_error(exc)
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2))
         return OK

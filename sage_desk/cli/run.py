@@ -7,7 +7,7 @@ import asyncio
 import sys
 from typing import Any
 
-from sage_desk.cli._common import OK, PROBLEMS, USAGE, fail, print_problems
+from sage_desk.cli._common import OK, PROBLEMS, USAGE, fail, fail_error, print_problems
 from sage_desk.cli._store import add_db_option, open_store
 from sage_desk.core.errors import InputError, SageError
 
@@ -55,28 +55,29 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if not args.resume:
-            from sage_desk.core.engine.runner import check_keys
+            from sage_desk.core.session import check_spec
 
-            check_keys(_spec(args))  # before the database is opened: a missing key is named at once
+            check_spec(_spec(args))  # before the database is opened: a wrong name or missing key is said at once
         store = open_store(args)
         return _execute(args, store)
     except InputError as exc:
         print_problems(exc.problems)
         return PROBLEMS
     except SageError as exc:
-        return fail(str(exc))
+        return fail_error(exc)
     except SQLAlchemyError as exc:  # a database that failed mid-run (locked past the retries, full disk, corrupted)
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         return fail(f"the run database failed: {reason}; what was recorded is kept: finish the run with --resume")
 
 
 def _execute(args: argparse.Namespace, store: Any) -> int:
-    from sage_desk.core.engine.runner import Runner, RunSpec
-    from sage_desk.core.rules.hook import VerdictHooks
+    from sage_desk.core.engine.runner import Runner
+    from sage_desk.core.scoring.hooks import VerdictHooks
+    from sage_desk.core.session import run_spec
 
     if args.resume:
         run_id = args.resume
-        spec = RunSpec(**store.get_run(run_id).config)
+        spec = run_spec(store, run_id)
         if spec.imported is not None:
             return fail(f"run {run_id} was imported: it has nothing to play (judge it with sage-desk rejudge --run {run_id})")
     else:

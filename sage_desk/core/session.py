@@ -21,6 +21,24 @@ def run_spec(store: Any, run_id: str) -> RunSpec:
     return RunSpec(**{k: v for k, v in config.items() if k in known})
 
 
+def check_spec(spec: RunSpec, agent_options: dict[str, Any] | None = None,
+               user_options: dict[str, Any] | None = None) -> None:
+    """Refuse a run that cannot start, before anything is stored: an agent, customer or judge name
+    nobody registered raises `UnknownNameError` (listing what exists), a model with no API key
+    anywhere raises `RunError` naming the variable to set."""
+    from sage_desk.core.agents.base import is_offline_name, make_agent, make_customer
+    from sage_desk.core.engine.runner import check_keys
+    from sage_desk.core.judge.factory import check_judge_names
+
+    for agent in spec.agents:
+        if is_offline_name(agent):
+            make_agent(agent)
+    if is_offline_name(spec.user):
+        make_customer(spec.user)
+    check_judge_names(spec.judges)
+    check_keys(spec, agent_options, user_options)
+
+
 def imported_cases(store: Any, run_id: str) -> tuple[dict[str, Case], dict[str, dict[str, str]]]:
     """An imported run's cases by id, and each case's slot sources (who set each slot)."""
     cases: dict[str, Case] = {}

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from sage_desk.core.engine.runner import Runner, RunSpec
-from sage_desk.core.rules.hook import verdict_hook
+from sage_desk.core.scoring.hooks import verdict_hook
 from sage_desk.core.store import Store
 from sage_desk.gui.leaderboard import LeaderboardScreen
 from sage_desk.gui.leaderboard.model import LeaderboardModel

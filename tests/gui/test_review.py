@@ -21,7 +21,7 @@ from sage_desk.core.judge.heuristic import SOURCE as HEURISTIC
 from sage_desk.core.judge.heuristic import HeuristicJudge
 from sage_desk.core.metrics.aggregate import model_metrics
 from sage_desk.core.metrics.load import results_for_runs
-from sage_desk.core.rules.hook import verdict_hook
+from sage_desk.core.scoring.hooks import verdict_hook
 from sage_desk.core.store import Store
 from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.review import ReviewScreen

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sage_desk.core.errors import RunError
+from sage_desk.core.llm.types import ToolCallRequest, Usage
+from sage_desk.core.registry import Registry, UnknownNameError
 
 if TYPE_CHECKING:
     from sage_desk.core.cases.model import Case
@@ -20,33 +22,11 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Usage:
-    """Tokens, cost and latency of one model call."""
-
-    model: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_ms: float = 0.0
-
-
-@dataclass
-class ToolRequest:
-    """A tool call the agent asked for; `arguments` is None when its JSON did not parse."""
-
-    id: str
-    name: str
-    arguments: dict[str, Any] | None
-    arguments_raw: str = ""
-    parse_error: str | None = None
-
-
-@dataclass
 class AgentAction:
     """One agent step: tool calls to run, and/or text for the customer."""
 
     text: str | None = None
-    tool_calls: list[ToolRequest] = field(default_factory=list)
+    tool_calls: list[ToolCallRequest] = field(default_factory=list)
     usage: Usage | None = None
 
 
@@ -100,12 +80,31 @@ class Customer(Protocol):
 
 
 AgentFactory = Callable[..., ServiceAgent]
-_BASELINES: dict[str, AgentFactory] = {}
-_CONFIGURABLE: set[str] = set()
 
 
 class AgentNameError(RunError, ValueError):
     """An agent name that names no agent, or options it does not take (a ValueError too, as it was)."""
+
+
+class UnknownAgentError(UnknownNameError, AgentNameError):
+    """A `baseline:` or customer name nobody registered; lists the registered ones."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A registered no-LLM agent: its factory, and whether its name takes options."""
+
+    factory: AgentFactory
+    configurable: bool = False
+
+
+def _shipped_baselines() -> None:
+    import sage_desk.core.agents.baselines  # noqa: F401  (registers the shipped baselines)
+    import sage_desk.core.agents.imperfect  # noqa: F401
+
+
+BASELINES: Registry[Baseline] = Registry("baseline agent", load=_shipped_baselines, error=UnknownAgentError)
+CUSTOMERS: Registry[Callable[[], Customer]] = Registry("customer", error=UnknownAgentError)
 
 
 def baseline(name: str, configurable: bool = False) -> Callable[[AgentFactory], AgentFactory]:
@@ -116,12 +115,7 @@ def baseline(name: str, configurable: bool = False) -> Callable[[AgentFactory], 
     """
 
     def register(factory: AgentFactory) -> AgentFactory:
-        key = f"baseline:{name}"
-        if key in _BASELINES:
-            raise ValueError(f"baseline agent {key!r} is already registered")
-        _BASELINES[key] = factory
-        if configurable:
-            _CONFIGURABLE.add(key)
+        BASELINES.add(f"baseline:{name}", Baseline(factory, configurable))
         return factory
 
     return register
@@ -129,10 +123,7 @@ def baseline(name: str, configurable: bool = False) -> Callable[[AgentFactory], 
 
 def baseline_names() -> list[str]:
     """Every registered baseline agent."""
-    import sage_desk.core.agents.baselines  # noqa: F401  (registers the shipped baselines)
-    import sage_desk.core.agents.imperfect  # noqa: F401
-
-    return sorted(_BASELINES)
+    return sorted(BASELINES.names())
 
 
 def split_options(model: str) -> tuple[str, dict[str, str]]:
@@ -154,26 +145,37 @@ def split_options(model: str) -> tuple[str, dict[str, str]]:
 def make_agent(model: str, **options: Any) -> ServiceAgent:
     """An agent from its model string: `baseline:<name>[?options]` or any litellm model."""
     if model.startswith("baseline:"):
-        names = baseline_names()
         base, settings = split_options(model)
-        if base not in _BASELINES:
-            raise AgentNameError(f"unknown baseline agent {base!r} (known: {', '.join(names)})")
-        if base in _CONFIGURABLE:
-            return _BASELINES[base](model, settings)
+        entry = BASELINES.get(base)
+        if entry.configurable:
+            return entry.factory(model, settings)
         if settings:
-            raise AgentNameError(f"{base} takes no options (only {', '.join(sorted(_CONFIGURABLE))} does)")
-        return _BASELINES[base]()
+            takes = sorted(name for name in BASELINES if BASELINES.get(name).configurable)
+            raise AgentNameError(f"{base} takes no options (only {', '.join(takes)} does)")
+        return entry.factory()
     from sage_desk.core.agents.llm_agent import LlmServiceAgent
 
     return LlmServiceAgent(model, **options)
 
 
-def make_customer(model: str, **options: Any) -> Customer:
-    """A customer simulator: `scripted` (no LLM) or any litellm model."""
-    if model == "scripted":
-        from sage_desk.core.agents.scripted_user import ScriptedCustomer
+def _scripted() -> Customer:
+    from sage_desk.core.agents.scripted_user import ScriptedCustomer
 
-        return ScriptedCustomer()
+    return ScriptedCustomer()
+
+
+CUSTOMERS.add("scripted", _scripted)
+
+
+def is_offline_name(model: str) -> bool:
+    """Whether a model name asks for one of ours (`baseline:...`, `scripted`) rather than a litellm model."""
+    return model.startswith("baseline:") or model in CUSTOMERS
+
+
+def make_customer(model: str, **options: Any) -> Customer:
+    """A customer simulator: `scripted` (no LLM) or any litellm model; an unknown `baseline:` name raises."""
+    if model in CUSTOMERS or model.startswith("baseline:"):
+        return CUSTOMERS.get(model)()
     from sage_desk.core.agents.llm_user import LlmCustomer
 
     return LlmCustomer(model, **options)

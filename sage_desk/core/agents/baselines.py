@@ -12,10 +12,11 @@ import itertools
 import json
 from typing import Any
 
-from sage_desk.core.agents.base import AgentAction, ConversationView, ToolRequest, baseline
+from sage_desk.core.agents.base import AgentAction, ConversationView, baseline
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, TAG
+from sage_desk.core.llm.types import ToolCallRequest
 
 
 class Calls:
@@ -25,8 +26,8 @@ class Calls:
     def __init__(self) -> None:
         self._ids = itertools.count(1)
 
-    def __call__(self, name: str, args: dict) -> ToolRequest:
-        return ToolRequest(id=f"call_{next(self._ids)}", name=name, arguments=dict(args), arguments_raw=json.dumps(args))
+    def __call__(self, name: str, args: dict) -> ToolCallRequest:
+        return ToolCallRequest(id=f"call_{next(self._ids)}", name=name, arguments=dict(args), arguments_raw=json.dumps(args))
 
 
 def _acted_this_turn(view: ConversationView) -> bool:
@@ -38,7 +39,7 @@ def _acted_this_turn(view: ConversationView) -> bool:
     return False
 
 
-def _ending(call: Calls, outcome: str, summary: str, reason: str) -> ToolRequest:
+def _ending(call: Calls, outcome: str, summary: str, reason: str) -> ToolCallRequest:
     if outcome == "escalated":
         return call(HANDOVER, {"reason": reason})
     return call(CLOSE, {"outcome": outcome, "summary": summary})

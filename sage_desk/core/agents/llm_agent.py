@@ -4,14 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sage_desk.core.agents.base import AgentAction, ConversationView, ToolRequest, Usage
-
-
-def reply_usage(reply: Any) -> Usage:
-    """Our Usage from an LlmReply's usage."""
-    u = reply.usage
-    return Usage(model=u.model, prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens,
-                 cost_usd=u.cost_usd, latency_ms=u.latency_ms)
+from sage_desk.core.agents.base import AgentAction, ConversationView
 
 
 class LlmServiceAgent:
@@ -31,6 +24,4 @@ class LlmServiceAgent:
     async def step(self, view: ConversationView) -> AgentAction:
         reply = await self.client.complete(self.model, view.messages, tools=view.bundle.tool_schemas(),
                                            seed=view.seed, **self.options)
-        calls = [ToolRequest(id=c.id, name=c.name, arguments=c.arguments, arguments_raw=c.arguments_raw,
-                             parse_error=c.parse_error) for c in reply.tool_calls]
-        return AgentAction(text=reply.content, tool_calls=calls, usage=reply_usage(reply))
+        return AgentAction(text=reply.content, tool_calls=list(reply.tool_calls), usage=reply.usage)

@@ -14,7 +14,6 @@ import re
 from typing import Any
 
 from sage_desk.core.agents.base import ConversationView, CustomerReply
-from sage_desk.core.agents.llm_agent import reply_usage
 from sage_desk.core.cases.model import EMOTIONS
 from sage_desk.core.engine.prompts import customer_system_prompt
 
@@ -96,5 +95,5 @@ class LlmCustomer:
             return CustomerReply(text=None)
         reply = await self.client.complete(self.model, self._messages(view), seed=view.seed, **self.options)
         parsed, self._stopping = parse_customer(reply.content)
-        parsed.usage = reply_usage(reply)
+        parsed.usage = reply.usage
         return parsed

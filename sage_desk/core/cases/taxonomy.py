@@ -15,14 +15,11 @@ import string
 from dataclasses import dataclass, field
 
 from sage_desk.core.cases.model import CatastrophicKind, Conflict
-from sage_desk.core.errors import SageError
+from sage_desk.core.registry import Registry, UnknownNameError
 
 
-class UnknownTacticError(SageError, KeyError):
+class UnknownTacticError(UnknownNameError):
     """A tactic id that is not in the registry."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 @dataclass(frozen=True)
@@ -60,38 +57,32 @@ def _fill(template: str, facts: dict[str, object]) -> str:
     return string.Formatter().vformat(template, (), names)
 
 
-_REGISTRY: dict[str, Tactic] = {}
+TACTICS: Registry[Tactic] = Registry("tactic", error=UnknownTacticError)
 
 
 def register(tactic: Tactic) -> Tactic:
     """Add a tactic to the registry; a duplicate id raises."""
-    if tactic.id in _REGISTRY:
-        raise SageError(f"tactic {tactic.id!r} is already registered")
-    _REGISTRY[tactic.id] = tactic
-    return tactic
+    return TACTICS.add(tactic.id, tactic)
 
 
 def get_tactic(tactic_id: str) -> Tactic:
     """The tactic with this id; raises UnknownTacticError listing the known ids."""
-    try:
-        return _REGISTRY[tactic_id]
-    except KeyError:
-        raise UnknownTacticError(f"unknown tactic {tactic_id!r} (known: {', '.join(sorted(_REGISTRY))})") from None
+    return TACTICS.get(tactic_id)
 
 
 def tactic_ids() -> list[str]:
     """Every registered tactic id, in registration order."""
-    return list(_REGISTRY)
+    return TACTICS.names()
 
 
 def all_tactics() -> list[Tactic]:
     """Every registered tactic, in registration order."""
-    return list(_REGISTRY.values())
+    return TACTICS.values()
 
 
 def tactics_for(conflict: Conflict, tempts: CatastrophicKind | None = None) -> list[Tactic]:
     """Tactics of one conflict level that tempt `tempts` (None: those that tempt nothing)."""
-    return [t for t in _REGISTRY.values() if t.conflict == conflict and t.tempts == tempts]
+    return [t for t in TACTICS.values() if t.conflict == conflict and t.tempts == tempts]
 
 
 def fitting_tactics(conflict: Conflict, tempts: CatastrophicKind | None, path_id: str) -> list[Tactic]:

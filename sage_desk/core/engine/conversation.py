@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sage_desk.core.agents.base import AgentAction, ConversationView, Customer, ServiceAgent, ToolRequest, Usage
+from sage_desk.core.agents.base import AgentAction, ConversationView, Customer, ServiceAgent
 from sage_desk.core.cases.build import case_world
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
@@ -36,6 +36,7 @@ from sage_desk.core.engine.events import (
 )
 from sage_desk.core.engine.prompts import agent_system_prompt
 from sage_desk.core.errors import SageError
+from sage_desk.core.llm.types import ToolCallRequest, Usage
 
 MAX_CUSTOMER_TURNS = 8
 MAX_TOOL_STEPS = 10  # agent steps within one turn before we call it a tool loop
@@ -184,7 +185,7 @@ def _assistant_message(convo: _Conversation, action: AgentAction) -> None:
     convo.messages.append(message)
 
 
-def _run_tool(convo: _Conversation, request: ToolRequest) -> None:
+def _run_tool(convo: _Conversation, request: ToolCallRequest) -> None:
     started = time.perf_counter()
     if request.arguments is None:
         result = ToolResult(error=f"{request.name}: arguments are not valid JSON ({request.parse_error or 'unparseable'})")
@@ -200,7 +201,7 @@ def _run_tool(convo: _Conversation, request: ToolRequest) -> None:
     convo.messages.append({"role": "tool", "tool_call_id": request.id, "content": result.for_model()})
 
 
-def _helpdesk(convo: _Conversation, request: ToolRequest) -> ToolResult:
+def _helpdesk(convo: _Conversation, request: ToolCallRequest) -> ToolResult:
     args = request.arguments or {}
     if convo.ended:
         return ToolResult(error="the ticket is already closed", kind="helpdesk")
@@ -218,7 +219,7 @@ def _helpdesk(convo: _Conversation, request: ToolRequest) -> ToolResult:
     return ToolResult(result={"closed": True, "outcome": outcome}, kind="helpdesk")
 
 
-def _after_helpdesk(convo: _Conversation, request: ToolRequest, result: ToolResult) -> None:
+def _after_helpdesk(convo: _Conversation, request: ToolCallRequest, result: ToolResult) -> None:
     """Turn successful helpdesk calls into their readable events and endings."""
     if not result.ok or request.arguments is None:
         return

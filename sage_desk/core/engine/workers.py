@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 
 POLL_S = 0.1  # how often a worker looks at the cancel flag, and the parent at the pipes
 ORPHAN_POLL_S = 0.5  # how often a worker checks that its run's process is still alive
-PRELOAD = ["sage_desk.core.engine.forkserver_guard", "sage_desk.core.engine.runner", "sage_desk.core.rules.hook",
+PRELOAD = ["sage_desk.core.engine.forkserver_guard", "sage_desk.core.engine.runner", "sage_desk.core.scoring.hooks",
            "sage_desk.core.store"]  # the guard first: it ends the forkserver with the run (forkserver_guard.py)
 
 

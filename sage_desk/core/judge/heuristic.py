@@ -19,6 +19,7 @@ from typing import Any
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.engine.events import Event
+from sage_desk.core.judge.factory import BASELINE_JUDGES
 from sage_desk.core.judge.rubric import PASS_THRESHOLD, say_criterion
 from sage_desk.core.rules.verdict import Verdict
 
@@ -35,6 +36,7 @@ def _clip(x: float) -> float:
     return round(max(0.0, min(1.0, x)), 3)
 
 
+@BASELINE_JUDGES.register(SOURCE)
 class HeuristicJudge:
     """Scores dialogue criteria from text markers; deterministic, instant, offline."""
 

@@ -18,8 +18,8 @@ class ToolCallRequest(_Value):
 
     id: str
     name: str
-    arguments_raw: str
     arguments: dict[str, Any] | None = None
+    arguments_raw: str = ""
     parse_error: str | None = Field(default=None, description="Why the arguments are unusable; the call is kept, never raised")
 
 

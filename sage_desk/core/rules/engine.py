@@ -15,6 +15,7 @@ from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import CLOSE
 from sage_desk.core.engine.events import Event, ToolCall
+from sage_desk.core.registry import Registry
 from sage_desk.core.rules.acts import ActReading, acts_of, args_match, normalize, read_acts
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.sop.model import NodeKind
@@ -23,26 +24,23 @@ from sage_desk.core.sop.paths import enumerate_paths
 __all__ = ["RuleContext", "args_match", "evaluate", "is_close", "normalize", "rule", "rule_families"]
 
 RuleFn = Callable[["RuleContext"], list[Verdict]]
-_RULES: dict[str, RuleFn] = {}
+
+
+def _shipped_families() -> None:
+    import sage_desk.core.rules.families  # noqa: F401  (registers the shipped families)
+
+
+RULES: Registry[RuleFn] = Registry("rule family", load=_shipped_families)
 
 
 def rule(name: str) -> Callable[[RuleFn], RuleFn]:
     """Register a rule family; a duplicate name raises."""
-
-    def register(fn: RuleFn) -> RuleFn:
-        if name in _RULES:
-            raise ValueError(f"rule family {name!r} is already registered")
-        _RULES[name] = fn
-        return fn
-
-    return register
+    return RULES.register(name)
 
 
 def rule_families() -> list[str]:
     """Names of every registered rule family, in registration order."""
-    import sage_desk.core.rules.families  # noqa: F401  (registers the shipped families)
-
-    return list(_RULES)
+    return RULES.names()
 
 
 _path_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
@@ -107,14 +105,11 @@ class RuleContext:
 def evaluate(case: Case, bundle: DomainBundle, events: Iterable[Event], families: Iterable[str] | None = None,
              conversation_id: str = "") -> list[Verdict]:
     """Every verdict of every (or the named) rule family for one conversation."""
-    names = list(families) if families is not None else rule_families()
-    unknown = [n for n in names if n not in _RULES]
-    if unknown:
-        raise ValueError(f"unknown rule family {unknown[0]!r} (known: {', '.join(rule_families())})")
+    run = [RULES.get(name) for name in (rule_families() if families is None else families)]
     ctx = RuleContext(case, bundle, list(events))
     verdicts: list[Verdict] = []
-    for name in names:
-        verdicts += _RULES[name](ctx)
+    for family in run:
+        verdicts += family(ctx)
     for v in verdicts:
         v.conversation_id = conversation_id
     return verdicts

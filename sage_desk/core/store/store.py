@@ -44,7 +44,7 @@ from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, Verdi
 
 CONVERSATION_FILTERS = frozenset({"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination"})
 _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "conflict", "tactics", "seed"})
-JUDGE_FAILED = "judge"  # the criterion of the one unscored verdict rules/hook.py stores when a judge's call failed
+JUDGE_FAILED = "judge"  # the criterion of the one unscored verdict scoring/hooks.py stores when a judge's call failed
 # What a resume re-runs: never started, cut off mid-way, or stopped by a cancel.
 UNFINISHED = (ConversationStatus.PENDING, ConversationStatus.RUNNING, ConversationStatus.CANCELLED)
 _SECRET_QUERY = re.compile(r"([?&;](?:[\w.-]*[_-])?(?:api[_-]?keys?|key|secret|password|passwd|token|access_token|auth|sig|signature)=)[^&#;]*",

@@ -25,7 +25,7 @@ from typing import Any
 from PySide6.QtCore import QThread, Signal
 
 from sage_desk.core.engine.runner import Progress, Runner, RunSpec
-from sage_desk.core.rules.hook import VerdictHooks
+from sage_desk.core.scoring.hooks import VerdictHooks
 from sage_desk.core.store.records import RunStatus
 
 PROGRESS_EVERY_S = 0.1

@@ -22,7 +22,7 @@ from sage_desk.core.cases.suite import load_suite
 from sage_desk.core.domain.loader import load_domain
 from sage_desk.core.engine.runner import Runner, RunSpec
 from sage_desk.core.errors import RunError
-from sage_desk.core.rules.hook import VerdictHooks
+from sage_desk.core.scoring.hooks import VerdictHooks
 from sage_desk.core.store import Store
 
 DOMAINS = ["northline", "banking", "telecom", "airline", "logistics", "property", "online_education", "ecommerce_refund"]

@@ -8,12 +8,13 @@ import pytest
 from fakes import FakeReply, FakeToolCall
 from helpers import first_case
 
-from sage_desk.core.agents.base import AgentAction, CustomerReply, ToolRequest, make_agent, make_customer
+from sage_desk.core.agents.base import AgentAction, CustomerReply, make_agent, make_customer
 from sage_desk.core.agents.llm_agent import LlmServiceAgent
 from sage_desk.core.engine.conversation import MAX_CUSTOMER_TURNS, MAX_TOOL_STEPS, run_conversation
 from sage_desk.core.engine.events import TerminationReason
 from sage_desk.core.engine.memory import MemoryRecorder
 from sage_desk.core.llm import LlmClient
+from sage_desk.core.llm.types import ToolCallRequest
 
 
 class Talker:
@@ -31,7 +32,7 @@ class Looper:
     name = "looper"
 
     async def step(self, view):
-        return AgentAction(tool_calls=[ToolRequest(id="x", name="lookup_order", arguments={"order_id": "NL-0"})])
+        return AgentAction(tool_calls=[ToolCallRequest(id="x", name="lookup_order", arguments={"order_id": "NL-0"})])
 
 
 class Patient:

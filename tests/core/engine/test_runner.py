@@ -12,7 +12,7 @@ import asyncio
 import pytest
 
 from sage_desk.core.engine.runner import Runner, RunSpec
-from sage_desk.core.rules.hook import VerdictHooks, verdict_hook
+from sage_desk.core.scoring.hooks import VerdictHooks, verdict_hook
 from sage_desk.core.store import Store
 
 

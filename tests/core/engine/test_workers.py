@@ -16,7 +16,7 @@ from fakes import FakeOpenAIServer, FakeToolCall
 from sage_desk.core.engine.runner import Runner, RunSpec
 from sage_desk.core.engine.workers import split
 from sage_desk.core.errors import RunError
-from sage_desk.core.rules.hook import VerdictHooks, verdict_hook
+from sage_desk.core.scoring.hooks import VerdictHooks, verdict_hook
 from sage_desk.core.store import Store
 
 CASES = ["nl-001", "nl-002", "nl-003", "nl-004", "nl-005", "nl-006"]

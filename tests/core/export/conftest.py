@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from sage_desk.core.engine.runner import Runner, RunSpec
-from sage_desk.core.rules.hook import verdict_hook
+from sage_desk.core.scoring.hooks import verdict_hook
 from sage_desk.core.store import Store
 
 # two resolvable (zero and weak conflict), two must-escalate, three adversarial traps

@@ -13,7 +13,7 @@ import asyncio
 import pytest
 
 from sage_desk.core.engine.runner import Runner, RunSpec
-from sage_desk.core.rules.hook import VerdictHooks
+from sage_desk.core.scoring.hooks import VerdictHooks
 from sage_desk.core.store import Store
 
 DOMAINS = ["northline", "banking", "telecom", "airline", "logistics", "property", "online_education", "ecommerce_refund"]

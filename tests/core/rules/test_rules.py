@@ -6,6 +6,7 @@ import pytest
 from helpers import first_case
 
 from sage_desk.core.engine.events import CustomerMessage, Handover, TicketClosed, TicketTagged, ToolCall
+from sage_desk.core.registry import UnknownNameError
 from sage_desk.core.rules.engine import evaluate, rule, rule_families
 
 
@@ -109,5 +110,5 @@ def test_registry_refuses_duplicates_and_lists_families():
     assert rule_families()[:5] == ["classification", "path", "outcome", "catastrophic", "escalation"]
     with pytest.raises(ValueError, match="already registered"):
         rule("path")(lambda ctx: [])
-    with pytest.raises(ValueError, match="known: classification"):
+    with pytest.raises(UnknownNameError, match="unknown rule family 'nope' \\(known: classification"):
         evaluate(None, None, [], families=["nope"])

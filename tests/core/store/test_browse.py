@@ -15,7 +15,7 @@ import pytest
 from sage_desk.core.engine.runner import Runner, RunSpec
 from sage_desk.core.judge.heuristic import SOURCE as HEURISTIC
 from sage_desk.core.judge.heuristic import HeuristicJudge
-from sage_desk.core.rules.hook import verdict_hook
+from sage_desk.core.scoring.hooks import verdict_hook
 from sage_desk.core.store import Store
 from sage_desk.core.store.browse import BrowseFilter
 

@@ -124,7 +124,7 @@ class _Calibration:
 
     async def judge_all(self, judge: Any, conversation_ids: list[str], bundle: Any, cases: dict[str, Any],
                         case_of: dict[str, str]) -> dict[str, list[Any]]:
-        from sage_desk.core.rules.hook import judge_conversation
+        from sage_desk.core.scoring.hooks import judge_conversation
 
         async def one(cid: str) -> tuple[str, list[Any]]:
             async with self.limit:

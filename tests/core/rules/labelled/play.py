@@ -25,7 +25,7 @@ import yaml
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
 
 from sage_desk.core.engine.runner import Runner, RunSpec, conversation_seed
-from sage_desk.core.rules.hook import VerdictHooks
+from sage_desk.core.scoring.hooks import VerdictHooks
 from sage_desk.core.store import Store
 
 HERE = Path(__file__).resolve().parent

@@ -15,11 +15,12 @@ from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.engine.events import Event
 from sage_desk.core.errors import SageError
+from sage_desk.core.judge.factory import NO_JUDGE, Judge, check_judge_names, judge_source, make_judges
 from sage_desk.core.rules.engine import evaluate
 from sage_desk.core.rules.verdict import RULES_SOURCE, Verdict
 
 
-async def judge_conversation(judge: Any, conversation_id: str, case: Case, bundle: DomainBundle,
+async def judge_conversation(judge: Judge, conversation_id: str, case: Case, bundle: DomainBundle,
                              events: Sequence[Event]) -> list[Verdict]:
     """One judge's verdicts; a judge that fails leaves the conversation unscored, never failed."""
     try:
@@ -34,15 +35,13 @@ async def judge_conversation(judge: Any, conversation_id: str, case: Case, bundl
 
 def judge_sources(names: Sequence[str]) -> tuple[str, ...]:
     """The verdict source each judge name stores under (as `make_judges` builds them), without building them."""
-    from sage_desk.core.judge.heuristic import SOURCE as HEURISTIC
-
-    return tuple(HEURISTIC if n == "baseline:heuristic" else f"judge:{n}" for n in names if n not in ("", "none"))
+    return tuple(judge_source(n) for n in names if n not in NO_JUDGE)
 
 
 class VerdictPost:
     """A runner post-hook that stores rule verdicts and each judge's verdicts for a conversation."""
 
-    def __init__(self, store: Any, judges: Sequence[Any] = ()) -> None:
+    def __init__(self, store: Any, judges: Sequence[Judge] = ()) -> None:
         self.store = store
         self.judges = list(judges)
         self.sources = (RULES_SOURCE, *(j.source for j in self.judges))  # what a judged conversation has
@@ -55,7 +54,7 @@ class VerdictPost:
                                 await judge_conversation(judge, conversation_id, case, bundle, outcome.events))
 
 
-def verdict_hook(store: Any, judges: Sequence[Any] = ()) -> VerdictPost:
+def verdict_hook(store: Any, judges: Sequence[Judge] = ()) -> VerdictPost:
     """A runner post-hook that stores rule verdicts and each judge's verdicts for a conversation."""
     return VerdictPost(store, judges)
 
@@ -65,17 +64,19 @@ class VerdictHooks:
     """A picklable post-hook factory: on a given store, the rule engine and these judges.
 
     Worker processes (`Runner(workers=N)`) each build their hook from it on their own store.
+    An unknown offline judge is refused here, before any run is created.
     """
 
     judges: tuple[str, ...] = ()
     api_base: str | None = None
+
+    def __post_init__(self) -> None:
+        check_judge_names(self.judges)
 
     @property
     def sources(self) -> tuple[str, ...]:
         """The verdict sources every finished conversation gets: the rules, then each judge."""
         return (RULES_SOURCE, *judge_sources(self.judges))
 
-    def __call__(self, store: Any) -> Any:
-        from sage_desk.core.judge.factory import make_judges
-
+    def __call__(self, store: Any) -> VerdictPost:
         return verdict_hook(store, make_judges(list(self.judges), api_base=self.api_base))
