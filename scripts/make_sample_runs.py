@@ -119,7 +119,7 @@ def read_labels(path: Path = LABELS) -> list[dict[str, str]]:
 
 def import_labels(store: Any, rows: list[dict[str, str]]) -> int:
     """Append the labels round by round through the `sage-desk label` import; returns how many overrides."""
-    from sage_desk.core.judge.calibration.label_import import import_labels as import_csv
+    from sage_desk.core.calibration.label_import import import_labels as import_csv
 
     count = 0
     columns = ["conversation", "criterion", "value", "reason", "author", "kind"]

@@ -100,7 +100,7 @@ def test_the_labels_are_those_of_the_csv():
 
 def test_first_start_has_figures_to_show(tmp_path):
     """Calibration with 60+ labelled conversations, a Leaderboard of 5+ agents, a real Execution Gap."""
-    from sage_desk.core.judge.calibration.labels import calibration_report
+    from sage_desk.core.calibration.labels import calibration_report
     from sage_desk.core.metrics.aggregate import model_metrics
     from sage_desk.core.metrics.compare import compare_runs
     from sage_desk.core.metrics.load import results_for_runs

@@ -30,7 +30,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _list(store: object, run_id: str, fmt: str) -> int:
-    from sage_desk.core.judge.calibration.human_agreement import run_agreement
+    from sage_desk.core.calibration.human_agreement import run_agreement
 
     found = [d for d in run_agreement(store, run_id).disagreements() if d.adjudicated is None]
     if fmt == "json":
@@ -49,7 +49,7 @@ def _list(store: object, run_id: str, fmt: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from sage_desk.cli.reviewer import author_for
-    from sage_desk.core.judge.calibration.label_import import parse_value
+    from sage_desk.core.calibration.label_import import parse_value
     from sage_desk.core.store.reviews import NewOverride
 
     if args.conversation and not (args.criterion and args.value and (args.reason or "").strip()):

@@ -63,7 +63,7 @@ def render(result: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sage_desk.core.judge.calibration.human_agreement import human_agreement
+    from sage_desk.core.calibration.human_agreement import human_agreement
     from sage_desk.core.store.queues import get_queue, queue_conversations, queue_runs
 
     try:

@@ -52,7 +52,7 @@ def render_report(report: Any, source: str | None) -> str:
     from rich.markup import escape
     from rich.table import Table
 
-    from sage_desk.core.judge.calibration import MIN_LABELS, NO_LABELS_HINT
+    from sage_desk.core.calibration import MIN_LABELS, NO_LABELS_HINT
 
     if not report.labels:
         return f"No human labels in run {report.run_id} yet: {NO_LABELS_HINT}.\n"
@@ -120,7 +120,7 @@ def render_calibration(result: Any) -> str:
 def _calibrate(args: argparse.Namespace, store: Any, run_id: str) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from sage_desk.core.judge.calibration import calibrate
+    from sage_desk.core.calibration import calibrate
 
     with Progress(TextColumn("judging held-out conversations"), BarColumn(), MofNCompleteColumn(),
                   disable=args.format == "json" or not sys.stderr.isatty(), console=None) as bar:
@@ -130,7 +130,7 @@ def _calibrate(args: argparse.Namespace, store: Any, run_id: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sage_desk.core.judge.calibration import calibration_report
+    from sage_desk.core.calibration import calibration_report
 
     if args.per_class < 1 or args.concurrency < 1:
         return fail("--per-class and --concurrency must be at least 1", USAGE)

@@ -23,7 +23,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sage_desk.core.judge.calibration.label_import import import_labels
+    from sage_desk.core.calibration.label_import import import_labels
     from sage_desk.core.reviewers import reviewer_name
 
     try:

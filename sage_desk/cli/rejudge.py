@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         run_id = pick_run(store, args.run)
         options = {}
         if args.calibrated:
-            from sage_desk.core.judge.calibration.calibrate import saved_examples
+            from sage_desk.core.calibration.calibrate import saved_examples
             from sage_desk.core.session import run_spec
 
             domain = run_spec(store, run_id).domain

@@ -9,7 +9,7 @@ from calibration_data import HEURISTIC, fresh_store, human_says_pass, judge_scri
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from sage_desk.core.judge.calibration import calibration_report
+from sage_desk.core.calibration import calibration_report
 from sage_desk.gui.calibration import CalibrationScreen
 from sage_desk.gui.calibration.models import agreement_words
 from sage_desk.gui.common.workspace import Workspace

@@ -22,8 +22,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sage_desk.core.judge.calibration.fewshot import split_of
-from sage_desk.core.judge.calibration.labels import LabelledItem, calibration_report
+from sage_desk.core.calibration.fewshot import split_of
+from sage_desk.core.calibration.labels import LabelledItem, calibration_report
 from sage_desk.core.judge.rubric import CRITERIA
 from sage_desk.core.llm.redact import redact
 
@@ -65,7 +65,7 @@ class _Rubrics:
     def __init__(self, store: Any, run_id: str):
         self.cases: dict[str, Any] = {}
         try:
-            from sage_desk.core.judge.calibration.calibrate import run_cases
+            from sage_desk.core.calibration.calibrate import run_cases
 
             _bundle, self.cases, _spec = run_cases(store, run_id)
         except Exception:  # noqa: BLE001 - a domain gone from disk only loses the say-step rubrics

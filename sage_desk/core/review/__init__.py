@@ -2,5 +2,5 @@
 
 The queues themselves live in the store (`sage_desk.core.store.queues`); the label rule in
 `sage_desk.core.store.consensus`; agreement between reviewers in
-`sage_desk.core.judge.calibration.human_agreement`.
+`sage_desk.core.calibration.human_agreement`.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from sage_desk.core.judge.calibration import Agreement
+from sage_desk.core.calibration import Agreement
 from sage_desk.gui.calibration.models import short_criterion
 
 AGREE_FILL, DISAGREE_FILL, EMPTY_FILL = "#e3f4e8", "#fbe3e0", "#f8fafc"

@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from sage_desk.core.judge.calibration import BeforeAfter, CriterionRow, LabelledItem
+from sage_desk.core.calibration import BeforeAfter, CriterionRow, LabelledItem
 
 Index = QModelIndex | QPersistentModelIndex
 Row = TypeVar("Row")

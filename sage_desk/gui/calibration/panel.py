@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sage_desk.core.judge.calibration import BASELINE_MESSAGE
+from sage_desk.core.calibration import BASELINE_MESSAGE
 
 EXPLAIN = ("Human labels of train cases (half of the cases, by a hash of the case id) become examples in the "
            "judge's prompt, balanced pass and fail. The judge then scores the held-out cases again, so you see "

@@ -1,6 +1,6 @@
 """The Calibration screen's "Between reviewers" tab: how far human reviewers agree, per criterion.
 
-Figures come from `sage_desk.core.judge.calibration.human_agreement` (the same as `sage-desk
+Figures come from `sage_desk.core.calibration.human_agreement` (the same as `sage-desk
 agreement`); the tab only lays them out: one row per criterion, then each item where reviewers
 disagree, with each one's label and whether it has been adjudicated (`sage-desk adjudicate`).
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from sage_desk.core.judge.calibration.human_agreement import CriterionAgreement, Disagreement, run_agreement
+from sage_desk.core.calibration.human_agreement import CriterionAgreement, Disagreement, run_agreement
 from sage_desk.gui.calibration.models import Column, RecordTable, kappa_text, pct, short_criterion
 from sage_desk.gui.common.widgets import read_only_rows
 

@@ -4,7 +4,7 @@ Left: the run and judge, a summary of the labels, and the Calibrate form. Right:
 criterion (labelled n, accuracy, kappa, true-pass / true-fail rates, a "too few labels" status), the
 confusion matrix of the selected criterion, and its disagreements (double-click or Enter opens one
 in Review); after Calibrate, agreement before and after on the held-out labels. Every figure comes
-from `core.judge.calibration`; labels written in Review arrive through `verdicts_changed`.
+from `core.calibration`; labels written in Review arrive through `verdicts_changed`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from sage_desk.core.errors import SageError
-from sage_desk.core.judge.calibration import MIN_LABELS, CalibrationReport, calibration_report
+from sage_desk.core.calibration import MIN_LABELS, CalibrationReport, calibration_report
 from sage_desk.gui.calibration.confusion import ConfusionMatrix
 from sage_desk.gui.calibration.models import AgreementModel, BeforeAfterModel, DisagreementModel, kappa_text, pct
 from sage_desk.gui.calibration.panel import CalibratePanel

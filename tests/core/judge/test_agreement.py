@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sage_desk.core.judge.calibration import MIN_LABELS, Agreement, Confusion, cohen_kappa
+from sage_desk.core.calibration import MIN_LABELS, Agreement, Confusion, cohen_kappa
 
 
 def pairs(tp=0, fp=0, fn=0, tn=0):

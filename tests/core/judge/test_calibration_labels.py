@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from calibration_data import HEURISTIC, human_says_pass, label_all
 
-from sage_desk.core.judge.calibration import calibration_report, human_labels
-from sage_desk.core.judge.calibration.labels import human_pass, judge_pass
+from sage_desk.core.calibration import calibration_report, human_labels
+from sage_desk.core.calibration.labels import human_pass, judge_pass
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store.records import OverrideRecord
 

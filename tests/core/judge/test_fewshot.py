@@ -6,8 +6,8 @@ import random
 from collections import Counter
 from datetime import datetime
 
-from sage_desk.core.judge.calibration import HumanLabel, select_examples, split_of
-from sage_desk.core.judge.calibration.fewshot import SPLITS
+from sage_desk.core.calibration import HumanLabel, select_examples, split_of
+from sage_desk.core.calibration.fewshot import SPLITS
 
 
 def make_labels(n_cases=60, per_case=3, criteria=("judge.empathy", "judge.content_utility")):

@@ -8,7 +8,7 @@ import pytest
 from team_data import CRITERION, JUDGE, kappa_labels
 
 from sage_desk.cli import main
-from sage_desk.core.judge.calibration.human_agreement import human_agreement, krippendorff_alpha, run_agreement
+from sage_desk.core.calibration.human_agreement import human_agreement, krippendorff_alpha, run_agreement
 from sage_desk.core.store.reviews import NewOverride
 
 

@@ -85,7 +85,7 @@ def test_one_review_per_item_shares_the_queue_out(pg_store):
 
 def test_bob_passing_what_alice_failed_is_a_dispute_not_a_fail(pg_store):
     """The issue's report: alice failed 40, bob passed 20 of them; calibration must not say "humans failed all"."""
-    from sage_desk.core.judge.calibration import calibration_report
+    from sage_desk.core.calibration import calibration_report
     from sage_desk.core.store.reviews import NewOverride
 
     ids = make_run(pg_store)

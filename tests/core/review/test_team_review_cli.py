@@ -54,7 +54,7 @@ def test_tags_come_from_the_domains_failure_modes(team, home, tmp_path, capsys):
 
 
 def test_tags_and_a_corrected_reply_are_imported(team, home, tmp_path, monkeypatch):
-    from sage_desk.core.judge.calibration import label_import
+    from sage_desk.core.calibration import label_import
 
     store, ids = team
     monkeypatch.setattr(label_import, "run_failure_modes", lambda _s, _r: ["cold_tone", "no_apology"])
@@ -111,7 +111,7 @@ def test_queue_create_status_and_export(team, home, tmp_path, capsys):
 def test_a_domain_declares_its_failure_modes(tmp_path):
     import shutil
 
-    from sage_desk.core.judge.calibration.label_import import run_failure_modes
+    from sage_desk.core.calibration.label_import import run_failure_modes
     from sage_desk.core.locations import sops_dir
     from sage_desk.core.store import Store
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sage_desk.core.errors import JudgeError, SageError
-from sage_desk.core.judge.calibration.agreement import Agreement, Confusion
-from sage_desk.core.judge.calibration.fewshot import DEFAULT_PER_CLASS, Example, Selection, select_examples, split_of
-from sage_desk.core.judge.calibration.labels import NO_LABELS_HINT, HumanLabel, criterion_order, human_labels, judge_pass
+from sage_desk.core.calibration.agreement import Agreement, Confusion
+from sage_desk.core.calibration.fewshot import DEFAULT_PER_CLASS, Example, Selection, select_examples, split_of
+from sage_desk.core.calibration.labels import NO_LABELS_HINT, HumanLabel, criterion_order, human_labels, judge_pass
 
 BASELINE_MESSAGE = ("{model} has no prompt, so few-shot examples cannot change it: "
                     "pick an LLM judge model (for example openai/gpt-4o-mini) to calibrate")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from sage_desk.core.judge.calibration.agreement import Confusion, cohen_kappa
+from sage_desk.core.calibration.agreement import Confusion, cohen_kappa
 from sage_desk.core.store.consensus import by_criterion, label_pass, resolve
 
 
@@ -168,7 +168,7 @@ class HumanAgreement:
 def human_agreement(overrides: Iterable[Any], scope: str, conversation_ids: set[str] | None = None,
                     criteria: Sequence[str] | None = None) -> HumanAgreement:
     """Agreement between reviewers from override records (optionally of some conversations and criteria)."""
-    from sage_desk.core.judge.calibration.labels import criterion_order
+    from sage_desk.core.calibration.labels import criterion_order
 
     chosen = [o for o in overrides if (conversation_ids is None or o.conversation_id in conversation_ids)
               and (not criteria or o.criterion in criteria)]

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sage_desk.core.errors import InputError, Problem
-from sage_desk.core.judge.calibration.labels import word_pass
+from sage_desk.core.calibration.labels import word_pass
 from sage_desk.core.judge.rubric import PASS_THRESHOLD
 from sage_desk.core.store.consensus import ADJUDICATION, KINDS, LABEL
 from sage_desk.core.store.reviews import NewOverride

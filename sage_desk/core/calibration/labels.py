@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sage_desk.core.judge.calibration.agreement import Agreement
+from sage_desk.core.calibration.agreement import Agreement
 from sage_desk.core.judge.rubric import CRITERIA, PASS_THRESHOLD
 from sage_desk.core.rules.verdict import RULES_SOURCE
 from sage_desk.core.store.consensus import FAIL_WORDS, PASS_WORDS, Resolution, by_criterion, label_pass, resolve, word_pass

@@ -7,8 +7,8 @@
 - `label_import`: labels in bulk from CSV through the override path.
 """
 
-from sage_desk.core.judge.calibration.agreement import MIN_LABELS, Agreement, Confusion, cohen_kappa
-from sage_desk.core.judge.calibration.calibrate import (
+from sage_desk.core.calibration.agreement import MIN_LABELS, Agreement, Confusion, cohen_kappa
+from sage_desk.core.calibration.calibrate import (
     BASELINE_MESSAGE,
     BeforeAfter,
     CalibrationCancelled,
@@ -16,8 +16,8 @@ from sage_desk.core.judge.calibration.calibrate import (
     calibrate,
     calibrate_async,
 )
-from sage_desk.core.judge.calibration.fewshot import Example, Selection, select_examples, split_of
-from sage_desk.core.judge.calibration.labels import (
+from sage_desk.core.calibration.fewshot import Example, Selection, select_examples, split_of
+from sage_desk.core.calibration.labels import (
     NO_LABELS_HINT,
     CalibrationReport,
     CriterionRow,

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sage_desk.core.judge.calibration.labels import HumanLabel, criterion_order
+from sage_desk.core.calibration.labels import HumanLabel, criterion_order
 
 SPLITS = (("train", 0.5), ("dev", 0.75), ("test", 1.0))  # upper bounds of each split's share
 DEFAULT_PER_CLASS = 2
