@@ -36,7 +36,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sage_desk.core.sop.extract import DraftOptions, load_domain_context
+    from sage_desk.core.domain.declaration import load_domain_context
+    from sage_desk.core.sop.extract import DraftOptions
     from sage_desk.core.sop.source import DEFAULT_SECTION_CHARS
     from sage_desk.core.yamlsafe import read_text
 

@@ -58,7 +58,7 @@ def _domain_names(folder: Path) -> tuple[list[str] | None, list[str] | None]:
 
 
 def _domain_problems(folder: Path) -> list[Problem]:
-    from sage_desk.core.domain.loader import validate_domain_and_suite
+    from sage_desk.core.cases.suite import validate_domain_and_suite
 
     return validate_domain_and_suite(folder)  # with the suite its `cases:` names: the files a run reads
 

@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from sage_desk.core.agents.base import ConversationView, CustomerReply
+from sage_desk.core.agents.prompts import customer_system_prompt
 from sage_desk.core.cases.model import EMOTIONS
-from sage_desk.core.engine.prompts import customer_system_prompt
 
 EMOTION_BANDS = ((0.7, "calm"), (0.5, "slightly_frustrated"), (0.3, "frustrated"), (0.0, "angry"))
 """Lowest satisfaction of each emotion, from calm down: the simulated user's emotion follows its score."""

@@ -12,7 +12,8 @@ from pydantic import ValidationError
 from sage_desk.core.cases.build import assignments_for, case_context, select_path
 from sage_desk.core.cases.model import Bucket, Case, CatastrophicKind
 from sage_desk.core.cases.taxonomy import UnknownTacticError, get_tactic
-from sage_desk.core.domain.loader import DomainBundle, load_domain
+from sage_desk.core.domain.loader import DomainBundle, load_domain, load_domain_problems
+from sage_desk.core.domain.model import Domain
 from sage_desk.core.errors import CaseError, InputError, Problem
 from sage_desk.core.sop.model import FieldSource
 from sage_desk.core.sop.paths import enumerate_paths
@@ -159,3 +160,16 @@ def validate_suite_file(path: str | Path, bundle: DomainBundle | None = None) ->
         return exc.problems
     return validate_suite(entries, bundle, str(path))
 
+
+def validate_domain_and_suite(name_or_path: str | Path) -> list[Problem]:
+    """Every problem of a domain folder and of the case suite its `cases:` names (the files a run reads).
+
+    A folder without a suite is fine while it keeps the default name (a domain being written);
+    a `cases:` file it names explicitly must exist.
+    """
+    bundle, problems = load_domain_problems(name_or_path)
+    if bundle is None or any(p.is_error for p in problems):
+        return problems
+    if not bundle.cases_path.exists() and bundle.domain.cases == Domain.model_fields["cases"].default:
+        return problems
+    return problems + validate_suite_file(bundle.cases_path, bundle)

@@ -1,9 +1,8 @@
 """Load and validate a domain folder: domain.yaml, policy.md, sop.yaml, world.yaml.
 
 `validate_domain` collects every problem across the files (for the CLI and the GUI's problem
-list); `load_domain` returns a ready `DomainBundle` or raises DomainError with those problems;
-`validate_domain_and_suite` also checks the case suite the domain names, so `validate` checks
-exactly the files a run reads.
+list); `load_domain` returns a ready `DomainBundle` or raises DomainError with those problems
+(`cases.suite.validate_domain_and_suite` adds the case suite the domain names: the files a run reads).
 
 A domain folder may come from anyone, and its policy text goes to the model provider, so the
 files `domain.yaml` names (`policy:`, `sop:`, `world:`, `cases:`) must be regular files inside
@@ -112,23 +111,12 @@ def load_domain(name_or_path: str | Path) -> DomainBundle:
 
 def validate_domain(name_or_path: str | Path) -> list[Problem]:
     """Every problem of a domain folder (empty when it is fine)."""
-    return _load(resolve_domain_dir(name_or_path))[1]
+    return load_domain_problems(name_or_path)[1]
 
 
-def validate_domain_and_suite(name_or_path: str | Path) -> list[Problem]:
-    """Every problem of a domain folder and of the case suite its `cases:` names (the files a run reads).
-
-    A folder without a suite is fine while it keeps the default name (a domain being written);
-    a `cases:` file it names explicitly must exist.
-    """
-    bundle, problems = _load(resolve_domain_dir(name_or_path))
-    if bundle is None or any(p.is_error for p in problems):
-        return problems
-    if not bundle.cases_path.exists() and bundle.domain.cases == Domain.model_fields["cases"].default:
-        return problems
-    from sage_desk.core.cases.suite import validate_suite_file  # the suite module loads domains itself
-
-    return problems + validate_suite_file(bundle.cases_path, bundle)
+def load_domain_problems(name_or_path: str | Path) -> tuple[DomainBundle | None, list[Problem]]:
+    """The domain as far as it loads (None when it does not) and every problem found on the way."""
+    return _load(resolve_domain_dir(name_or_path))
 
 
 def file_problem(folder: Path, name: str) -> str | None:

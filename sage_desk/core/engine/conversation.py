@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sage_desk.core.agents.base import AgentAction, ConversationView, Customer, ServiceAgent
+from sage_desk.core.agents.prompts import agent_system_prompt
 from sage_desk.core.cases.build import case_world
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
@@ -34,7 +35,6 @@ from sage_desk.core.engine.events import (
     TicketTagged,
     ToolCall,
 )
-from sage_desk.core.engine.prompts import agent_system_prompt
 from sage_desk.core.errors import SageError
 from sage_desk.core.llm.types import ToolCallRequest, Usage
 

@@ -86,7 +86,7 @@ def _messages(events: Sequence[Event], system: str) -> list[dict[str, Any]]:
 def fork(conversation_id: str, case: Case, bundle: DomainBundle, events: Sequence[Event], turn: int,
          seed: int) -> _Conversation:
     """The conversation as it stood when the agent was about to answer in `turn`."""
-    from sage_desk.core.engine.prompts import agent_system_prompt
+    from sage_desk.core.agents.prompts import agent_system_prompt
 
     acted = turns_of(events)
     if turn not in acted:

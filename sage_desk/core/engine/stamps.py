@@ -71,7 +71,7 @@ def run_stamp(spec: Any, bundle: Any, cases: Sequence[Any], agent_options: dict[
               user_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """The stamp of a run about to play `cases` of `bundle` as `spec` says."""
     from sage_desk import __version__
-    from sage_desk.core.engine import prompts
+    from sage_desk.core.agents import prompts
 
     suite = sorted((c.model_dump(mode="json") for c in cases), key=lambda c: str(c.get("id")))
     models = [_model("agent", a, spec.api_base_for("agent"), {"temperature": None}, agent_options) for a in spec.agents]

@@ -14,13 +14,12 @@ refuses an exact duplicate.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from psygnal import Signal
 from pydantic import ValidationError
 
-from sage_desk.core.errors import DomainError, InputError, Problem, SageError
+from sage_desk.core.errors import Problem, SageError
 from sage_desk.core.sop.model import Edge, FieldSpec, Graph, Node, NodeKind
 from sage_desk.core.sop.paths import Path as SopPath
 from sage_desk.core.sop.paths import enumerate_paths
@@ -361,31 +360,3 @@ def _first_message(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"])
     return f"{where}: {err['msg']}" if where else err["msg"]
-
-
-def domain_names_for(sop_path: str | Path) -> DomainNames | None:
-    """The tool and expression names of the domain a graph file belongs to, or None if it has none.
-
-    Reads only `domain.yaml` next to the graph (not the whole domain), so that a graph with
-    problems can still be edited with its domain's names; a broken `domain.yaml` raises DomainError.
-    """
-    from sage_desk.core.domain.loader import ARG_NAMES
-    from sage_desk.core.domain.model import Domain
-    from sage_desk.core.domain.tools import HELPDESK_TOOLS
-    from sage_desk.core.sop.io import pydantic_problems
-    from sage_desk.core.yamlsafe import load_file
-
-    path = Path(sop_path)
-    decl = path.parent / "domain.yaml"
-    if not decl.is_file():
-        return None
-    try:
-        located = load_file(decl)
-        domain = Domain.model_validate(located.data)
-    except InputError as exc:
-        raise DomainError(exc.problems) from None
-    except ValidationError as exc:
-        raise DomainError(pydantic_problems(exc, located)) from None
-    if domain.sop != path.name:
-        return None
-    return DomainNames(domain.name, (*domain.tools, *HELPDESK_TOOLS), (*domain.context, *ARG_NAMES))

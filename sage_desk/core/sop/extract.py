@@ -21,12 +21,11 @@ import difflib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from sage_desk.core.errors import DomainError, InputError, Problem, SageError
+from sage_desk.core.errors import Problem, SageError
 from sage_desk.core.sop.document import DomainNames
 from sage_desk.core.sop.draft import (
     DraftGraph,
@@ -121,7 +120,10 @@ class DraftError(SageError):
 
 @dataclass(frozen=True)
 class DomainContext:
-    """What the model is told about a domain, and the names validation checks against."""
+    """What the model is told about a domain, and the names validation checks against.
+
+    `sage_desk.core.domain.declaration.load_domain_context` reads it from a domain's `domain.yaml`.
+    """
 
     name: str
     title: str
@@ -129,20 +131,10 @@ class DomainContext:
     system_variables: dict[str, str]
     context: tuple[str, ...]
     intent_field: str
-
-    @property
-    def tool_names(self) -> tuple[str, ...]:
-        """The domain's tools and the helpdesk tools every domain has."""
-        from sage_desk.core.domain.tools import HELPDESK_TOOLS
-
-        return (*self.tools, *HELPDESK_TOOLS)
-
-    @property
-    def expr_names(self) -> tuple[str, ...]:
-        """Names an argument expression may use."""
-        from sage_desk.core.domain.loader import ARG_NAMES
-
-        return (*self.context, *ARG_NAMES)
+    tool_names: tuple[str, ...]
+    """The domain's tools and the helpdesk tools every domain has."""
+    expr_names: tuple[str, ...]
+    """Names an argument expression may use."""
 
     def names(self) -> DomainNames:
         """What the editor's validation needs."""
@@ -155,31 +147,6 @@ class DomainContext:
         return (f"Tools:\n{tools}\nSystem variables (system fields, with the expression that gives their value):\n"
                 f"{variables}\nRecords an argument expression may use: {', '.join(self.context) or 'none'}\n"
                 f"The field for what the customer wants (the intent) is named: {self.intent_field}")
-
-
-def load_domain_context(name_or_path: str | Path) -> DomainContext:
-    """The domain of a folder (or a shipped domain's name), read from its `domain.yaml` alone."""
-    from sage_desk.core.domain.model import Domain
-    from sage_desk.core.locations import resolve_domain_dir
-    from sage_desk.core.sop.io import pydantic_problems
-    from sage_desk.core.yamlsafe import load_file
-
-    decl = resolve_domain_dir(name_or_path) / "domain.yaml"
-    if not decl.is_file():
-        raise DomainError([Problem(str(name_or_path), 1, 1, "not a domain folder (no domain.yaml)")])
-    try:
-        located = load_file(decl)
-        domain = Domain.model_validate(located.data)
-    except InputError as exc:
-        raise DomainError(exc.problems) from None
-    except ValidationError as exc:
-        raise DomainError(pydantic_problems(exc, located)) from None
-    tools = {}
-    for name, spec in domain.tools.items():
-        params = ", ".join([spec.key, *spec.params])
-        tools[name] = f"{spec.description.strip()} ({spec.kind.value}; arguments: {params})"
-    return DomainContext(domain.name, domain.title or domain.name, tools, dict(domain.system_variables),
-                         tuple(domain.context), domain.intent_field)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sage_desk.core.domain.declaration import domain_names_for
 from sage_desk.core.errors import DomainError, SageError
 from sage_desk.core.sop.document import (
     DomainNames,
@@ -30,7 +31,6 @@ from sage_desk.core.sop.document import (
     EditError,
     Fragment,
     SopDocument,
-    domain_names_for,
     key_for,
     new_graph,
 )

@@ -28,9 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sage_desk.core.domain.declaration import load_domain_context
 from sage_desk.core.errors import SageError
 from sage_desk.core.locations import shipped_domains
-from sage_desk.core.sop.extract import DomainContext, DraftOptions, DraftProgress, DraftResult, draft_graph, load_domain_context
+from sage_desk.core.sop.extract import DomainContext, DraftOptions, DraftProgress, DraftResult, draft_graph
 from sage_desk.gui.common.async_thread import AsyncThread, Outcome
 from sage_desk.gui.common.settings import open_settings
 from sage_desk.gui.sop_editor.source_panel import SourcePanel

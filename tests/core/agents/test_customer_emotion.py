@@ -4,9 +4,9 @@ patience and conciseness reach the prompt."""
 from __future__ import annotations
 
 from sage_desk.core.agents.llm_user import emotion_for, parse_customer
+from sage_desk.core.agents.prompts import customer_system_prompt
 from sage_desk.core.cases.suite import load_suite
 from sage_desk.core.domain.loader import load_domain
-from sage_desk.core.engine.prompts import customer_system_prompt
 
 
 def test_bands_from_calm_to_angry():

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from sage_desk.cli import main
-from sage_desk.core.domain.loader import load_domain, validate_domain, validate_domain_and_suite
+from sage_desk.core.cases.suite import validate_domain_and_suite
+from sage_desk.core.domain.loader import load_domain, validate_domain
 from sage_desk.core.errors import DomainError
 
 Edit = Callable[[str, str, str], Path]

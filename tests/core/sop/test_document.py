@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sage_desk.core.sop.document import EditError, SopDocument, domain_names_for
+from sage_desk.core.domain.declaration import domain_names_for
+from sage_desk.core.sop.document import EditError, SopDocument
 from sage_desk.core.sop.io import dump_graph, load_graph
 from sage_desk.core.sop.model import Edge, FieldSource, FieldSpec, Graph, Node, NodeKind
 

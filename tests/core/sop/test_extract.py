@@ -11,10 +11,11 @@ import pytest
 from draft_samples import POLICY, VALID, fake_model, invalid_draft, write_domain
 from fakes import FakeOpenAIServer
 
+from sage_desk.core.domain.declaration import load_domain_context
 from sage_desk.core.errors import SageError
 from sage_desk.core.llm import LlmClient, LlmError
 from sage_desk.core.llm.types import LlmReply
-from sage_desk.core.sop.extract import DomainContext, DraftError, DraftOptions, draft_graph, load_domain_context
+from sage_desk.core.sop.extract import DomainContext, DraftError, DraftOptions, draft_graph
 from sage_desk.core.sop.model import NodeKind
 from sage_desk.core.sop.validate import validate_graph
 
