@@ -20,7 +20,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from sage_desk.core.cases.suite import load_suite  # noqa: E402
 from sage_desk.core.domain import load_domain  # noqa: E402
 from sage_desk.core.engine.runner import Runner, RunSpec  # noqa: E402
-from sage_desk.core.rules.batch import verdict_stored  # noqa: E402
+from sage_desk.core.scoring.batch import verdict_stored  # noqa: E402
 from sage_desk.core.store import Store  # noqa: E402
 
 

@@ -21,8 +21,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sage_desk.core.export.calibration import write_calibration_set
     from sage_desk.core.calibration import NO_LABELS_HINT
+    from sage_desk.core.export.calibration import write_calibration_set
 
     out = Path(args.out)
     fmt = args.format or ("csv" if out.suffix.lower() == ".csv" else "jsonl")

@@ -7,14 +7,17 @@ each conversation for imported runs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle, load_domain
 from sage_desk.core.engine.runner import RunSpec
 
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
-def run_spec(store: Any, run_id: str) -> RunSpec:
+
+def run_spec(store: Store, run_id: str) -> RunSpec:
     """The run's spec as it was created (extra keys a newer version wrote are ignored)."""
     config = dict(store.get_run(run_id).config)
     known = set(RunSpec.__dataclass_fields__)
@@ -39,7 +42,7 @@ def check_spec(spec: RunSpec, agent_options: dict[str, Any] | None = None,
     check_keys(spec, agent_options, user_options)
 
 
-def imported_cases(store: Any, run_id: str) -> tuple[dict[str, Case], dict[str, dict[str, str]]]:
+def imported_cases(store: Store, run_id: str) -> tuple[dict[str, Case], dict[str, dict[str, str]]]:
     """An imported run's cases by id, and each case's slot sources (who set each slot)."""
     cases: dict[str, Case] = {}
     sources: dict[str, dict[str, str]] = {}
@@ -50,7 +53,7 @@ def imported_cases(store: Any, run_id: str) -> tuple[dict[str, Case], dict[str, 
     return cases, sources
 
 
-def run_cases(store: Any, run_id: str) -> tuple[DomainBundle, dict[str, Case], RunSpec]:
+def run_cases(store: Store, run_id: str) -> tuple[DomainBundle, dict[str, Case], RunSpec]:
     """The run's domain bundle, its cases by id and its spec."""
     from sage_desk.core.cases.suite import load_suite
 

@@ -18,12 +18,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sage_desk.core.errors import JudgeError, SageError
 from sage_desk.core.calibration.agreement import Agreement, Confusion
 from sage_desk.core.calibration.fewshot import DEFAULT_PER_CLASS, Example, Selection, select_examples, split_of
 from sage_desk.core.calibration.labels import NO_LABELS_HINT, HumanLabel, criterion_order, human_labels, judge_pass
+from sage_desk.core.errors import JudgeError, SageError
+from sage_desk.core.session import run_cases
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 BASELINE_MESSAGE = ("{model} has no prompt, so few-shot examples cannot change it: "
                     "pick an LLM judge model (for example openai/gpt-4o-mini) to calibrate")
@@ -96,14 +100,7 @@ def _pooled(agreements: Any) -> Confusion:
     return total
 
 
-def run_cases(store: Any, run_id: str) -> tuple[Any, dict[str, Any], Any]:
-    """The run's domain bundle, its cases by id and its spec (simulated or imported: core/session.py)."""
-    from sage_desk.core.session import run_cases as open_run
-
-    return open_run(store, run_id)
-
-
-def transcript_of(store: Any, conversation_id: str) -> str:
+def transcript_of(store: Store, conversation_id: str) -> str:
     """A conversation as the judge reads it (tool results clipped)."""
     from sage_desk.core.engine.transcript import render_transcript
 
@@ -113,7 +110,7 @@ def transcript_of(store: Any, conversation_id: str) -> str:
 class _Calibration:
     """One calibration's working state (see the module docstring for the steps)."""
 
-    def __init__(self, store: Any, run_id: str, model: str, on_progress: Progress | None,
+    def __init__(self, store: Store, run_id: str, model: str, on_progress: Progress | None,
                  cancelled: Callable[[], bool] | None, concurrency: int):
         self.store, self.run_id, self.model = store, run_id, model
         self.on_progress = on_progress
@@ -142,7 +139,7 @@ class _Calibration:
         return dict(await asyncio.gather(*(one(cid) for cid in conversation_ids)))
 
 
-def _split_labels(store: Any, run_id: str) -> tuple[dict[tuple[str, str], HumanLabel], dict[str, str]]:
+def _split_labels(store: Store, run_id: str) -> tuple[dict[tuple[str, str], HumanLabel], dict[str, str]]:
     labels = human_labels(store, run_id)
     if not labels:
         raise JudgeError(f"no human labels in run {run_id}: {NO_LABELS_HINT}")
@@ -169,7 +166,7 @@ def _compare(heldout: list[HumanLabel], before: dict[str, dict[str, Any]], after
     return rows
 
 
-async def calibrate_async(store: Any, run_id: str, model: str, *, api_base: str | None = None,
+async def calibrate_async(store: Store, run_id: str, model: str, *, api_base: str | None = None,
                           per_class: int = DEFAULT_PER_CLASS, seed: int = 0, concurrency: int = 4, client: Any = None,
                           judge_options: dict[str, Any] | None = None, on_progress: Progress | None = None,
                           cancelled: Callable[[], bool] | None = None, save_examples: bool = True) -> CalibrationResult:
@@ -220,7 +217,7 @@ def _by_criterion(verdicts: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
     return {cid: {v.criterion: v for v in found} for cid, found in verdicts.items()}
 
 
-def save_judge_examples(store: Any, domain: str, chosen: list[Example], prompts: list[dict[str, Any]]) -> list[int]:
+def save_judge_examples(store: Store, domain: str, chosen: list[Example], prompts: list[dict[str, Any]]) -> list[int]:
     """Keep the examples in the store's judge_examples (train split), skipping ones already there."""
     from sage_desk.core.store import JudgeExample
 
@@ -236,7 +233,7 @@ def save_judge_examples(store: Any, domain: str, chosen: list[Example], prompts:
     return store.add_judge_examples(new) if new else []
 
 
-def saved_examples(store: Any, domain: str) -> list[dict[str, Any]]:
+def saved_examples(store: Store, domain: str) -> list[dict[str, Any]]:
     """The domain's saved calibration examples (train split) as few-shot prompt examples for `LlmJudge`.
 
     This is how human overrides reach later judging: Calibrate keeps the examples it chose, and
@@ -246,6 +243,6 @@ def saved_examples(store: Any, domain: str) -> list[dict[str, Any]]:
              "rationale": e.rationale} for e in store.judge_examples(domain, None, "train")]
 
 
-def calibrate(store: Any, run_id: str, model: str, **options: Any) -> CalibrationResult:
+def calibrate(store: Store, run_id: str, model: str, **options: Any) -> CalibrationResult:
     """`calibrate_async` for callers without an event loop (the CLI, a worker thread)."""
     return asyncio.run(calibrate_async(store, run_id, model, **options))

@@ -18,10 +18,13 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.calibration.agreement import Confusion, cohen_kappa
 from sage_desk.core.store.consensus import by_criterion, label_pass, resolve
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 
 def krippendorff_alpha(units: Iterable[Sequence[Any]], interval: bool = False) -> float | None:
@@ -183,6 +186,6 @@ def human_agreement(overrides: Iterable[Any], scope: str, conversation_ids: set[
     return HumanAgreement(scope, ordered)
 
 
-def run_agreement(store: Any, run_id: str, criteria: Sequence[str] | None = None) -> HumanAgreement:
+def run_agreement(store: Store, run_id: str, criteria: Sequence[str] | None = None) -> HumanAgreement:
     """Agreement between the reviewers of a run."""
     return human_agreement(store.overrides(run_id=run_id), f"run {run_id}", criteria=criteria)

@@ -22,13 +22,16 @@ import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from sage_desk.core.errors import InputError, Problem
 from sage_desk.core.calibration.labels import word_pass
+from sage_desk.core.errors import InputError, Problem
 from sage_desk.core.judge.rubric import PASS_THRESHOLD
 from sage_desk.core.store.consensus import ADJUDICATION, KINDS, LABEL
 from sage_desk.core.store.reviews import NewOverride
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 REQUIRED = ("conversation", "criterion", "value")
 OPTIONAL = ("reason", "author", "source", "tags", "corrected_reply", "kind")
@@ -78,7 +81,7 @@ def _rows(path: Path, problems: list[Problem]) -> Iterator[tuple[int, dict[str, 
 class _Checker:
     """Checks rows against the run: the conversation is in it and has a verdict for the criterion."""
 
-    def __init__(self, store: Any, run_id: str):
+    def __init__(self, store: Store, run_id: str):
         self.store, self.run_id = store, run_id
         self.in_run = {c.id for c in store.conversations(run_id=run_id)}
         self.failure_modes = run_failure_modes(store, run_id)
@@ -120,7 +123,7 @@ class _Checker:
         return tags
 
 
-def run_failure_modes(store: Any, run_id: str) -> list[str] | None:
+def run_failure_modes(store: Store, run_id: str) -> list[str] | None:
     """The failure-mode tags the run's domain declares, or None when its domain cannot be loaded."""
     from sage_desk.core.domain import load_domain
     from sage_desk.core.errors import SageError
@@ -131,7 +134,7 @@ def run_failure_modes(store: Any, run_id: str) -> list[str] | None:
         return None
 
 
-def read_labels(path: str | Path, store: Any, run_id: str, default_author: str = "") -> list[NewOverride]:
+def read_labels(path: str | Path, store: Store, run_id: str, default_author: str = "") -> list[NewOverride]:
     """Every label of the file as overrides to append; InputError listing every bad row."""
     path = Path(path)
     if not path.is_file():
@@ -173,7 +176,7 @@ def read_labels(path: str | Path, store: Any, run_id: str, default_author: str =
     return overrides
 
 
-def import_labels(path: str | Path, store: Any, run_id: str, default_author: str = "") -> int:
+def import_labels(path: str | Path, store: Store, run_id: str, default_author: str = "") -> int:
     """Check the whole file, then append every label in one transaction; returns how many overrides."""
     overrides = read_labels(path, store, run_id, default_author)
     store.add_overrides(overrides)

@@ -20,12 +20,15 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.calibration.agreement import Agreement
 from sage_desk.core.judge.rubric import CRITERIA, PASS_THRESHOLD
 from sage_desk.core.rules.verdict import RULES_SOURCE
 from sage_desk.core.store.consensus import FAIL_WORDS, PASS_WORDS, Resolution, by_criterion, label_pass, resolve, word_pass
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 __all__ = ["FAIL_WORDS", "PASS_WORDS", "word_pass"]
 NO_LABELS_HINT = "label conversations in Review or import them with `sage-desk label --run RUN_ID --from labels.csv`"
@@ -95,12 +98,12 @@ class LabelledItem:
         return self.scored and self.judge_passed != self.label.passed
 
 
-def judge_label_resolution(store: Any, run_id: str) -> Resolution:
+def judge_label_resolution(store: Store, run_id: str) -> Resolution:
     """The label rule applied to a run's labels of judge criteria, keyed (conversation id, criterion)."""
     return resolve((o for o in store.overrides(run_id=run_id) if o.source != RULES_SOURCE), key=by_criterion)
 
 
-def human_labels(store: Any, run_id: str, resolution: Resolution | None = None) -> dict[tuple[str, str], HumanLabel]:
+def human_labels(store: Store, run_id: str, resolution: Resolution | None = None) -> dict[tuple[str, str], HumanLabel]:
     """(conversation id, criterion) -> the effective human label of a judge criterion in the run."""
     resolution = judge_label_resolution(store, run_id) if resolution is None else resolution
     return {(cid, criterion): HumanLabel(cid, criterion, e.human_passed, e.human_score, e.reason, e.author, e.created_at,
@@ -108,7 +111,7 @@ def human_labels(store: Any, run_id: str, resolution: Resolution | None = None) 
             for (cid, criterion), e in resolution.labels.items()}
 
 
-def labelled_items(store: Any, run_id: str, labels: dict[tuple[str, str], HumanLabel] | None = None) -> list[LabelledItem]:
+def labelled_items(store: Store, run_id: str, labels: dict[tuple[str, str], HumanLabel] | None = None) -> list[LabelledItem]:
     """Every judge verdict (as the judge gave it) on a labelled criterion of the run."""
     labels = human_labels(store, run_id) if labels is None else labels
     ids = sorted({cid for cid, _ in labels})
@@ -201,7 +204,7 @@ def item_dict(item: LabelledItem) -> dict[str, Any]:
             "label_status": label.status, "labelled_at": label.created_at.isoformat()}
 
 
-def calibration_report(store: Any, run_id: str) -> CalibrationReport:
+def calibration_report(store: Store, run_id: str) -> CalibrationReport:
     """Read a run's labels and judge verdicts and pair them."""
     resolution = judge_label_resolution(store, run_id)
     labels = human_labels(store, run_id, resolution)

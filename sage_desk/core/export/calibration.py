@@ -20,12 +20,15 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.calibration.fewshot import split_of
 from sage_desk.core.calibration.labels import LabelledItem, calibration_report
 from sage_desk.core.judge.rubric import CRITERIA
 from sage_desk.core.llm.redact import redact
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 FIELDS = (
     "id", "conversation_id", "run_id", "case_id", "domain", "agent", "bucket", "criterion", "rubric",
@@ -62,10 +65,10 @@ def messages_of(events: list[Any]) -> list[dict[str, str]]:
 class _Rubrics:
     """Rubric text per (case, criterion): the fixed criteria, and `say:` steps from the case."""
 
-    def __init__(self, store: Any, run_id: str):
+    def __init__(self, store: Store, run_id: str):
         self.cases: dict[str, Any] = {}
         try:
-            from sage_desk.core.calibration.calibrate import run_cases
+            from sage_desk.core.session import run_cases
 
             _bundle, self.cases, _spec = run_cases(store, run_id)
         except Exception:  # noqa: BLE001 - a domain gone from disk only loses the say-step rubrics
@@ -106,7 +109,7 @@ def _record(item: LabelledItem, run_id: str, bucket: str, rubric: str, events: l
     }
 
 
-def calibration_records(store: Any, run_id: str, source: str | None = None) -> list[dict[str, Any]]:
+def calibration_records(store: Store, run_id: str, source: str | None = None) -> list[dict[str, Any]]:
     """One record per labelled judge verdict of the run (optionally of one judge), in a stable order."""
     report = calibration_report(store, run_id)
     items = sorted((i for i in report.items if source is None or i.source == source),
@@ -158,7 +161,7 @@ def _csv_cell(value: Any) -> str:
     return str(value)
 
 
-def write_calibration_set(store: Any, run_id: str, path: str | Path, fmt: str = "jsonl", source: str | None = None) -> int:
+def write_calibration_set(store: Store, run_id: str, path: str | Path, fmt: str = "jsonl", source: str | None = None) -> int:
     """Write a run's calibration set to `path`; returns how many records."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")

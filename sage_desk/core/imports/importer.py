@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.cases.model import Bucket, Case, Expected, Persona
 from sage_desk.core.cases.placing import UNPLACED, bucket_of, candidate_paths, expected_on, grounding_from
@@ -33,6 +33,9 @@ from sage_desk.core.imports.formats import FORMATS, READERS, Parsed
 from sage_desk.core.imports.redact import Redactor
 from sage_desk.core.rules.placed import AGENT_TAG, evaluate_case
 from sage_desk.core.store.imports import ImportItem
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 
 @dataclass
@@ -167,7 +170,7 @@ def _extract_all(bundle: DomainBundle, conversations: list[Parsed], model: str, 
     return asyncio.run(every())
 
 
-def import_files(store: Any, files: Sequence[str | Path], domain: str, fmt: str, name: str | None = None,
+def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: str, name: str | None = None,
                  redact: bool = False, skip_bad: bool = False, agent: str | None = None,
                  extract: str | None = None, api_base: str | None = None) -> ImportSummary:
     """Import the files' conversations as one new run (nothing when every one is already stored).
@@ -220,7 +223,7 @@ def import_files(store: Any, files: Sequence[str | Path], domain: str, fmt: str,
     return summary
 
 
-def set_slot(store: Any, conversation_id: str, field_name: str, value: str, author: str) -> list[Any]:
+def set_slot(store: Store, conversation_id: str, field_name: str, value: str, author: str) -> list[Any]:
     """A reviewer sets a slot of an imported conversation: its case is placed again and its rules re-run.
 
     The change is kept in the conversation's slot history (who, what, when); returns the new rule verdicts.

@@ -49,8 +49,8 @@ def unjudged_for_runs(store: Any, run_ids: Iterable[str]) -> dict[str, list[str]
     Their marks are incomplete, so a report says how many there are rather than averaging over
     the rest; `sage-desk run --resume RUN_ID` judges them.
     """
-    from sage_desk.core.scoring.hooks import judge_sources
     from sage_desk.core.rules.verdict import RULES_SOURCE
+    from sage_desk.core.scoring.hooks import judge_sources
 
     out = {}
     for run_id in run_ids:

@@ -17,11 +17,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.judge.rubric import PASS_THRESHOLD
 from sage_desk.core.rules.verdict import RULES_SOURCE
 from sage_desk.core.store.errors import StoreError
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 ORDERS = ("listed", "random", "disagree", "uncertain")
 JUDGE_VS_RULES = {"judge.resolution_quality": "outcome", "judge.policy_adherence": "path.action_accuracy",
@@ -57,7 +60,7 @@ def parse_filters(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def select_conversations(store: Any, selection: Selection) -> list[str]:
+def select_conversations(store: Store, selection: Selection) -> list[str]:
     """The conversation ids the selection picks, in review order."""
     if selection.order not in ORDERS:
         raise StoreError(f"unknown order {selection.order!r}; orders: {', '.join(ORDERS)}")

@@ -7,9 +7,9 @@ that miss the verdicts of one of its `sources`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
@@ -18,6 +18,12 @@ from sage_desk.core.errors import SageError
 from sage_desk.core.judge.factory import NO_JUDGE, Judge, check_judge_names, judge_source, make_judges
 from sage_desk.core.rules.engine import evaluate
 from sage_desk.core.rules.verdict import RULES_SOURCE, Verdict
+
+
+class VerdictSink(Protocol):
+    """Where a hook stores verdicts: the store, or the run's batch writer (which holds them until the finish)."""
+
+    def save_verdicts(self, conversation_id: str, source: str, verdicts: Iterable[Verdict]) -> None: ...
 
 
 async def judge_conversation(judge: Judge, conversation_id: str, case: Case, bundle: DomainBundle,
@@ -41,7 +47,7 @@ def judge_sources(names: Sequence[str]) -> tuple[str, ...]:
 class VerdictPost:
     """A runner post-hook that stores rule verdicts and each judge's verdicts for a conversation."""
 
-    def __init__(self, store: Any, judges: Sequence[Judge] = ()) -> None:
+    def __init__(self, store: VerdictSink, judges: Sequence[Judge] = ()) -> None:
         self.store = store
         self.judges = list(judges)
         self.sources = (RULES_SOURCE, *(j.source for j in self.judges))  # what a judged conversation has
@@ -54,7 +60,7 @@ class VerdictPost:
                                 await judge_conversation(judge, conversation_id, case, bundle, outcome.events))
 
 
-def verdict_hook(store: Any, judges: Sequence[Judge] = ()) -> VerdictPost:
+def verdict_hook(store: VerdictSink, judges: Sequence[Judge] = ()) -> VerdictPost:
     """A runner post-hook that stores rule verdicts and each judge's verdicts for a conversation."""
     return VerdictPost(store, judges)
 
@@ -78,5 +84,5 @@ class VerdictHooks:
         """The verdict sources every finished conversation gets: the rules, then each judge."""
         return (RULES_SOURCE, *judge_sources(self.judges))
 
-    def __call__(self, store: Any) -> VerdictPost:
+    def __call__(self, store: VerdictSink) -> VerdictPost:
         return verdict_hook(store, make_judges(list(self.judges), api_base=self.api_base))

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.judge.factory import Judge
 from sage_desk.core.scoring.hooks import judge_conversation
 from sage_desk.core.session import run_cases
 
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
-async def rejudge(store: Any, run_id: str, judges: Sequence[Judge], concurrency: int = 8) -> int:
+
+async def rejudge(store: Store, run_id: str, judges: Sequence[Judge], concurrency: int = 8) -> int:
     """Judge every finished conversation of a run again; returns how many were judged."""
     bundle, cases, _spec = run_cases(store, run_id)
     limit = asyncio.Semaphore(concurrency)

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sage_desk.core.errors import SageError
 from sage_desk.core.calibration import MIN_LABELS, CalibrationReport, calibration_report
+from sage_desk.core.errors import SageError
 from sage_desk.gui.calibration.confusion import ConfusionMatrix
 from sage_desk.gui.calibration.models import AgreementModel, BeforeAfterModel, DisagreementModel, kappa_text, pct
 from sage_desk.gui.calibration.panel import CalibratePanel

@@ -16,8 +16,8 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 
-from sage_desk.core.errors import JudgeError, SageError
 from sage_desk.core.calibration import CalibrationCancelled, CalibrationResult, calibrate_async
+from sage_desk.core.errors import JudgeError, SageError
 from sage_desk.gui.common.async_thread import AsyncThread, Outcome
 
 CalibrateOutcome = Outcome  # how a calibration ended: a result, cancelled, or an error to report

@@ -9,8 +9,8 @@ import shutil
 import pytest
 from calibration_data import HEURISTIC, fresh_store, judged_run_db, label_all
 
-from sage_desk.core.export.calibration import FIELDS, MESSAGE_FIELDS, calibration_records, to_csv, write_calibration_set
 from sage_desk.core.calibration import split_of
+from sage_desk.core.export.calibration import FIELDS, MESSAGE_FIELDS, calibration_records, to_csv, write_calibration_set
 from sage_desk.core.judge.rubric import CRITERIA
 from sage_desk.core.store import Store
 

@@ -8,8 +8,8 @@ import json
 import pytest
 from calibration_data import HEURISTIC, fresh_store, human_says_pass, judge_script, label_all
 
-from sage_desk.core.errors import JudgeError
 from sage_desk.core.calibration import CalibrationCancelled, calibrate, split_of
+from sage_desk.core.errors import JudgeError
 from sage_desk.core.judge.llm_judge import EXAMPLES_HEADER, LlmJudge
 from sage_desk.core.llm import LlmClient
 
@@ -71,7 +71,7 @@ def test_stored_verdicts_of_the_same_judge_are_the_before(judged, fake_openai):
     judge = LlmJudge(MODEL, api_base=fake_openai.base_url, api_key="sk-test", client=LlmClient())
     for cid in heldout_ids(judged):
         convo = judged.conversation(cid)
-        from sage_desk.core.calibration.calibrate import run_cases
+        from sage_desk.core.session import run_cases
 
         bundle, cases, _ = run_cases(judged, run_id)
         judged.save_verdicts(cid, judge.source, asyncio.run(judge.judge(cases[convo.case_id], bundle, judged.events(cid))))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from calibration_data import HEURISTIC
 
-from sage_desk.core.errors import InputError
 from sage_desk.core.calibration import calibration_report
 from sage_desk.core.calibration.label_import import import_labels, parse_value
+from sage_desk.core.errors import InputError
 from sage_desk.core.store import StoreError
 from sage_desk.core.store.reviews import NewOverride
 

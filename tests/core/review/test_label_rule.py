@@ -7,8 +7,8 @@ import json
 import pytest
 from team_data import CRITERION, JUDGE, kappa_labels
 
-from sage_desk.core.export.calibration import calibration_records
 from sage_desk.core.calibration import calibration_report
+from sage_desk.core.export.calibration import calibration_records
 from sage_desk.core.store import StoreError
 from sage_desk.core.store.consensus import by_criterion, resolve
 from sage_desk.core.store.reviews import NewOverride

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from sage_desk.core.engine.runner import Runner, RunSpec
-from sage_desk.core.rules.batch import verdict_stored
+from sage_desk.core.scoring.batch import verdict_stored
 from sage_desk.core.scoring.hooks import verdict_hook
 from sage_desk.core.store import Store
 

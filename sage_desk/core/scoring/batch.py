@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.rules.engine import evaluate
 from sage_desk.core.rules.verdict import RULES_SOURCE
 
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
+
 BATCH = 500
 
 
-def verdict_stored(store: Any, conversations: Sequence[Any], cases: dict[str, Case], bundle: DomainBundle,
+def verdict_stored(store: Store, conversations: Sequence[Any], cases: dict[str, Case], bundle: DomainBundle,
                    on_batch: Callable[[int], None] | None = None) -> int:
     """Run the rule engine over stored conversations (one read and one write per batch); returns verdicts written."""
     written = 0
