@@ -41,7 +41,6 @@ from sage_desk.core.cases.model import Bucket, Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, TAG
-from sage_desk.core.sop.paths import enumerate_paths
 
 CONFLICT_ERROR = {"zero": 0.6, "weak": 1.0, "strong": 1.5}
 """How the conflict level scales the chance of a wrong action (SAGE: compliance falls under pressure)."""
@@ -115,16 +114,9 @@ class _Draws:
         self.tag, self.field, self.value, self.escalate, self.act, self.kind, self.believe = (rng.random() for _ in range(7))
 
 
-_scored_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
-
-
 def _path_assignments(bundle: DomainBundle, path_id: str) -> dict[str, Any]:
-    key = id(bundle.graph)
-    cached = _scored_cache.get(key)
-    if cached is None or cached[0] is not bundle.graph:
-        cached = (bundle.graph, {p.id: p.assignments for p in enumerate_paths(bundle.graph)})
-        _scored_cache[key] = cached
-    return cached[1].get(path_id, {})
+    path = bundle.paths_by_id().get(path_id)
+    return path.assignments if path is not None else {}
 
 
 def scored_fields(case: Case, bundle: DomainBundle) -> list[str]:

@@ -27,6 +27,8 @@ from sage_desk.core.errors import DomainError, InputError, Problem
 from sage_desk.core.locations import resolve_domain_dir
 from sage_desk.core.sop.io import graph_from_located, pydantic_problems
 from sage_desk.core.sop.model import FieldSource, Graph
+from sage_desk.core.sop.paths import Path as SopPath
+from sage_desk.core.sop.paths import enumerate_paths
 from sage_desk.core.sop.validate import validate_graph
 from sage_desk.core.yamlsafe import Located, load_file, read_text
 
@@ -47,6 +49,7 @@ class DomainBundle:
     policy: str
     graph_located: Located | None = None
     _schemas: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    _paths: tuple[Graph, dict[str, SopPath]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -59,6 +62,12 @@ class DomainBundle:
     @property
     def cases_path(self) -> Path:
         return self.dir / self.domain.cases
+
+    def paths_by_id(self) -> dict[str, SopPath]:
+        """The graph's paths by id, enumerated once per bundle (again only if its graph is replaced)."""
+        if self._paths is None or self._paths[0] is not self.graph:
+            self._paths = (self.graph, {p.id: p for p in enumerate_paths(self.graph)})
+        return self._paths[1]
 
     def user_fields(self) -> dict[str, list[str]]:
         """User slots of the graph with their values."""

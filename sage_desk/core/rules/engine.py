@@ -19,7 +19,6 @@ from sage_desk.core.registry import Registry
 from sage_desk.core.rules.acts import ActReading, acts_of, args_match, normalize, read_acts
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.sop.model import NodeKind
-from sage_desk.core.sop.paths import enumerate_paths
 
 __all__ = ["RuleContext", "args_match", "evaluate", "is_close", "normalize", "rule", "rule_families"]
 
@@ -43,20 +42,6 @@ def rule_families() -> list[str]:
     return RULES.names()
 
 
-_path_cache: dict[int, tuple[Any, dict[str, Any]]] = {}
-
-
-def _paths_by_id(bundle: DomainBundle) -> dict[str, Any]:
-    """The graph's paths by id, enumerated once per graph object (the object is kept with them,
-    so a new graph that happens to reuse a freed object's id is never served stale paths)."""
-    key = id(bundle.graph)
-    cached = _path_cache.get(key)
-    if cached is None or cached[0] is not bundle.graph:
-        cached = (bundle.graph, {p.id: p for p in enumerate_paths(bundle.graph)})
-        _path_cache[key] = cached
-    return cached[1]
-
-
 @dataclass
 class RuleContext:
     """What rules read: the case, its domain, the conversation's events and one reading of its acts."""
@@ -78,7 +63,7 @@ class RuleContext:
 
     @cached_property
     def path(self) -> Any:
-        return _paths_by_id(self.bundle).get(self.case.expected.path)
+        return self.bundle.paths_by_id().get(self.case.expected.path)
 
     @cached_property
     def reading(self) -> ActReading:

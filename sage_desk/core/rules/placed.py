@@ -17,7 +17,7 @@ from sage_desk.core.cases.model import Bucket, Case
 from sage_desk.core.cases.placing import UNPLACED, candidate_paths, known_values, on_path, undecided_fields
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.engine.events import Event
-from sage_desk.core.rules.engine import _paths_by_id, evaluate
+from sage_desk.core.rules.engine import evaluate
 from sage_desk.core.rules.verdict import Verdict
 
 AGENT_TAG = "agent_tag"
@@ -49,7 +49,7 @@ def _unscore_unknown_intent(verdicts: list[Verdict], bundle: DomainBundle, case:
 
 
 def _evaluate_candidates(case: Case, bundle: DomainBundle, events: Sequence[Event], conversation_id: str) -> list[Verdict]:
-    paths = candidate_paths(bundle, case, list(_paths_by_id(bundle).values()))
+    paths = candidate_paths(bundle, case, list(bundle.paths_by_id().values()))
     if not paths:
         return [Verdict(conversation_id=conversation_id, criterion="placement", passed=None, unscored=True,
                         rationale="unscored: what this conversation shows fits no path of the graph; check its slots")]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.engine.events import Event, ToolCall
-from sage_desk.core.rules.engine import RuleContext, _paths_by_id
+from sage_desk.core.rules.engine import RuleContext
 from sage_desk.core.sop.paths import Path
 
 
@@ -93,7 +93,7 @@ def _explain(path: Path, actions: Sequence[ToolCall]) -> tuple[dict[int, str], l
 def trace_conversation(case: Case, bundle: DomainBundle, events: Sequence[Event]) -> PathTrace:
     """The route the conversation's actions fit best, the expected route, and where they part."""
     ctx = RuleContext(case, bundle, list(events))
-    paths = list(_paths_by_id(bundle).values())
+    paths = list(bundle.paths_by_id().values())
     expected: Path | None = ctx.path
     expected_nodes = expected.nodes if expected else []
     observed = [c.name for c in ctx.actions]
