@@ -33,6 +33,7 @@ def load_domain_name(domain: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from sage_desk.core.judge.factory import make_judges
     from sage_desk.core.scoring.rejudge import rejudge
+    from sage_desk.core.session import run_cases
 
     try:
         store = open_store(args)
@@ -48,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
                 return fail(f"no saved calibration examples for {domain}: run Calibrate (Calibration screen or "
                             "`sage-desk calibration --calibrate MODEL`) first")
         judges = make_judges(args.judge, api_base=args.api_base, **options)
-        count = asyncio.run(rejudge(store, run_id, judges, args.concurrency))
+        bundle, cases, _spec = run_cases(store, run_id)
+        count = asyncio.run(rejudge(store, run_id, judges, bundle, cases, args.concurrency))
     except SageError as exc:
         return fail_error(exc)
     with_examples = f" and {len(options['examples'])} calibration example(s)" if options else ""
