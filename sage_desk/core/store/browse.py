@@ -2,16 +2,9 @@
 
 The Review screen lists up to 100,000 conversations and filters them as the reviewer types, so
 the list is read once into parallel columns (plain lists and `array`s, strings interned) and
-filtered in Python over precomputed values; nothing is read per row. The verdict summary is
-aggregated in SQL with each verdict's latest human override applied, so a reviewer's correction
-changes the counts the way it changes the metrics.
-
-Summary columns, per conversation:
-- rules_failed: rule verdicts (source `rules`) that failed;
-- judge_mean: the mean judge score (every non-rule source, unscored left out);
-- failing: the failed criteria of every source (`catastrophic.free_goods`, `judge.empathy` ...);
-- overridden: verdicts with a human override; disagree: those where the human's pass/fail differs
-  from the machine's, or the score moved by `DISAGREE_SCORE` or more.
+filtered in Python over precomputed values; nothing is read per row. The verdict summary
+is the one stored with each conversation (store/summaries.py: its columns, with each verdict's
+latest human override applied), so opening the list is one scan of two tables.
 
 "Failures" are conversations with a failed rule, or an errored one: the judge's opinions are shown
 beside, not counted, since the heuristic judge fails something in nearly every conversation.
@@ -26,16 +19,13 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Select, and_, case, false, func, literal, or_, select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from sage_desk.core.rules.verdict import RULES_SOURCE
-from sage_desk.core.store.schema import ConversationRow, EventRow, OverrideRow, VerdictRow, table_of
+from sage_desk.core.store.schema import ConversationRow, ConversationSummaryRow, EventRow, table_of
+from sage_desk.core.store.summaries import SEPARATOR
 
-DISAGREE_SCORE = 0.25
-"""A human score this far from the machine's counts as a disagreement even when pass/fail agree."""
 TEXT_EVENTS = ("customer_message", "agent_message")
-_SEPARATOR = "\x1f"  # joins failed criteria in SQL; no criterion contains it
 
 
 @dataclass(frozen=True)
@@ -180,83 +170,18 @@ def _criterion_test(wanted: str) -> Callable[[str], bool]:
 # --- the query ---------------------------------------------------------------------------------
 
 
-def _latest_overrides() -> Any:
-    """Each (conversation, criterion, source)'s newest override: the one in effect."""
-    o = table_of(OverrideRow)
-    newest = select(func.max(o.c.id).label("id")).group_by(o.c.conversation_id, o.c.criterion, o.c.source).subquery()
-    return (select(o.c.conversation_id, o.c.criterion, o.c.source, o.c.human_passed, o.c.human_score,
-                   o.c.original_passed, o.c.original_score)
-            .join(newest, newest.c.id == o.c.id).subquery("latest"))
-
-
-def _summary(conversations: Select[Any], with_overrides: bool) -> Any:
-    """Per conversation: failed rules, mean judge score, failed criteria (and overrides, when asked).
-
-    Every aggregate costs a pass over ~17 verdicts per conversation (1.7 million rows on a big
-    run), so the plain summary computes only what the list shows, with FILTER clauses (cheaper
-    than CASE in SQLite, and standard SQL); the override join is made only for the few
-    conversations a human has corrected (`conversation_table` merges the two).
-    """
-    v = table_of(VerdictRow)
-    is_rule = v.c.source == RULES_SOURCE
-    if not with_overrides:
-        scored: Any = v.c.unscored == false()
-        failed = and_(scored, v.c.passed == false())
-        score: Any = v.c.score
-        extra = [literal(0).label("overridden"), literal(0).label("disagree")]
-        joined: Any = v
-    else:
-        lo = _latest_overrides()
-        passed = case((lo.c.human_passed.is_not(None), lo.c.human_passed), else_=v.c.passed)
-        scored = or_(v.c.unscored == false(), lo.c.conversation_id.is_not(None))
-        failed = and_(scored, passed == false())
-        score = func.coalesce(lo.c.human_score, v.c.score)
-        moved = or_(
-            and_(lo.c.human_passed.is_not(None), or_(lo.c.original_passed.is_(None), lo.c.human_passed != lo.c.original_passed)),
-            and_(lo.c.human_score.is_not(None), or_(lo.c.original_score.is_(None),
-                                                     func.abs(lo.c.human_score - lo.c.original_score) >= DISAGREE_SCORE)),
-        )
-        extra = [func.count(lo.c.conversation_id).label("overridden"), func.count().filter(moved).label("disagree")]
-        joined = v.outerjoin(lo, and_(lo.c.conversation_id == v.c.conversation_id, lo.c.criterion == v.c.criterion,
-                                      lo.c.source == v.c.source))
-    return (
-        select(v.c.conversation_id.label("cid"),
-               func.count().filter(and_(is_rule, failed)).label("rules_failed"),
-               func.avg(score).filter(and_(~is_rule, scored)).label("judge_mean"),
-               func.aggregate_strings(v.c.criterion, _SEPARATOR).filter(failed).label("failing"),
-               *extra)
-        .select_from(joined)
-        .where(v.c.conversation_id.in_(conversations))
-        .group_by(v.c.conversation_id)
-        .subquery("summary")
-    )
-
-
 def _rows_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[Any]:
-    """Conversations with their summaries; unordered (sorting 100,000 rows is cheaper in Python)."""
-    c = table_of(ConversationRow)
-    which = select(c.c.id).where(c.c.run_id == run_id)
-    if conversation_ids is not None:
-        which = which.where(c.c.id.in_(list(conversation_ids)))
-    s = _summary(which, with_overrides=False)
+    """Conversations with their stored summaries; unordered (sorting 100,000 rows is cheaper in Python)."""
+    c, s = table_of(ConversationRow), table_of(ConversationSummaryRow)
     query = (
         select(c.c.id, c.c.case_id, c.c.agent, c.c.repeat, c.c.bucket, c.c.conflict, c.c.status, c.c.termination,
-               s.c.rules_failed, s.c.judge_mean, s.c.failing, c.c.domain, c.c.source_id)
-        .select_from(c.outerjoin(s, s.c.cid == c.c.id))
+               s.c.rules_failed, s.c.judge_mean, s.c.failing, s.c.overridden, s.c.disagree, c.c.domain, c.c.source_id)
+        .select_from(c.outerjoin(s, s.c.conversation_id == c.c.id))
         .where(c.c.run_id == run_id)
     )
     if conversation_ids is not None:
         query = query.where(c.c.id.in_(list(conversation_ids)))
     return query
-
-
-def _overridden_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[Any]:
-    c, o = table_of(ConversationRow), table_of(OverrideRow)
-    which = select(o.c.conversation_id).join(c, c.c.id == o.c.conversation_id).where(c.c.run_id == run_id)
-    if conversation_ids is not None:
-        which = which.where(o.c.conversation_id.in_(list(conversation_ids)))
-    s = _summary(which.distinct(), with_overrides=True)
-    return select(s.c.cid, s.c.rules_failed, s.c.judge_mean, s.c.failing, s.c.overridden, s.c.disagree)
 
 
 def conversation_table(session: Session, run_id: str, conversation_ids: Sequence[str] | None = None) -> ConversationTable:
@@ -269,7 +194,7 @@ def conversation_table(session: Session, run_id: str, conversation_ids: Sequence
     rows.sort(key=itemgetter(1, 2, 3, 0))  # case, model, repeat, id
     if rows:
         (ids, case_ids, agents, repeats, buckets, conflicts, statuses, terminations, failed, judged, failing,
-         domains, sources) = zip(*rows, strict=True)
+         overridden, disagree, domains, sources) = zip(*rows, strict=True)
         # column by column: list comprehensions over 100,000 values beat appending row by row
         table.domain = domains[0]
         table.ids, table.case_ids = list(ids), list(case_ids)
@@ -282,16 +207,9 @@ def conversation_table(session: Session, run_id: str, conversation_ids: Sequence
         table.rules_failed = array("i", [-1 if f is None else f for f in failed])
         table.judge_mean = array("d", [math.nan if j is None else j for j in judged])
         table.failing = [criteria(f) for f in failing]
+        table.overridden = array("i", [o or 0 for o in overridden])
+        table.disagree = array("i", [d or 0 for d in disagree])
         table.source_ids = [s or "" for s in sources]
-    table.overridden = array("i", bytes(4 * len(table.ids)))
-    table.disagree = array("i", bytes(4 * len(table.ids)))
-    for cid, rfail, jmean, failing, over, dis in session.execute(_overridden_query(run_id, conversation_ids)):
-        row = table.row_of(cid)
-        if row is not None:
-            table.rules_failed[row] = rfail or 0
-            table.judge_mean[row] = math.nan if jmean is None else float(jmean)
-            table.failing[row] = criteria(failing)
-            table.overridden[row], table.disagree[row] = over or 0, dis or 0
     return table
 
 
@@ -307,7 +225,7 @@ class _CriteriaCache:
             return ()
         found = self.seen.get(joined)
         if found is None:
-            found = self.seen[joined] = tuple(dict.fromkeys(self.intern(f, f) for f in joined.split(_SEPARATOR)))
+            found = self.seen[joined] = tuple(dict.fromkeys(self.intern(f, f) for f in joined.split(SEPARATOR)))
         return found
 
 

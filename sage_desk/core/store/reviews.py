@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from sage_desk.core.rules.verdict import Verdict
+from sage_desk.core.store import summaries
 from sage_desk.core.store.consensus import KINDS, EffectiveLabel, resolve
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.records import JudgeExample, OverrideRecord, StoredVerdict
@@ -63,6 +64,7 @@ def save_verdicts(connection: Connection, conversation_id: str, source: str, ver
             for v in verdicts]
     if rows:
         connection.execute(insert(table), rows)
+    summaries.refresh(connection, [conversation_id])
 
 
 def save_verdicts_many(connection: Connection, source: str, verdicts: dict[str, list[Verdict]]) -> None:
@@ -81,6 +83,7 @@ def save_verdicts_many(connection: Connection, source: str, verdicts: dict[str, 
             for cid, found in verdicts.items() for v in found]
     if rows:
         connection.execute(insert(table), rows)
+    summaries.refresh(connection, ids)
 
 
 def _verdict_query(conversation_id: str | None, run_id: str | None, source: str | None) -> Select[Any]:
@@ -189,6 +192,7 @@ def add_override(session: Session, new: NewOverride) -> int:
     row = OverrideRow(**_override_values(new, _overridden_verdict(session, new)))
     session.add(row)
     session.flush()
+    summaries.refresh(session.connection(), [new.conversation_id])
     return row.id
 
 
@@ -219,7 +223,9 @@ def add_overrides(session: Session, news: Sequence[NewOverride]) -> list[int]:
     if not rows:
         return []
     statement = insert(OverrideRow).returning(OverrideRow.id, sort_by_parameter_order=True)
-    return list(session.scalars(statement, rows))
+    added = list(session.scalars(statement, rows))
+    summaries.refresh(session.connection(), ids)
+    return added
 
 
 def _check_override(new: NewOverride) -> None:

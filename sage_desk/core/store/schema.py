@@ -186,6 +186,19 @@ class OverrideRow(Base):
     corrected_reply: Mapped[str | None] = mapped_column(Text)
 
 
+class ConversationSummaryRow(Base):
+    """A conversation's verdict summary (0007), rewritten with its verdicts and overrides (store/summaries.py)."""
+
+    __tablename__ = "conversation_summaries"
+
+    conversation_id: Mapped[str] = mapped_column(ForeignKey("conversations.id", ondelete="CASCADE"), primary_key=True)
+    rules_failed: Mapped[int] = mapped_column(default=0)
+    judge_mean: Mapped[float | None] = mapped_column(Float)
+    failing: Mapped[str | None] = mapped_column(Text)
+    overridden: Mapped[int] = mapped_column(default=0)
+    disagree: Mapped[int] = mapped_column(default=0)
+
+
 class JudgeExampleRow(Base):
     """A labelled transcript for judge calibration (few-shot, or a dev/test set)."""
 
