@@ -37,22 +37,14 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def build_report(store: Any, run_ids: list[str], sage_view: bool = False) -> dict[str, Any]:
-    """The report as data: one metrics row per model, plus the per-scenario and per-conflict views."""
-    from sage_desk.core.metrics.aggregate import by_conflict, by_domain, model_metrics
+    """The report as its JSON: one metrics row per model, plus the per-scenario and per-conflict views."""
+    from sage_desk.core.export.leaderboard import build_report as report_of
     from sage_desk.core.metrics.load import results_for_runs, unjudged_for_runs
-    from sage_desk.core.metrics.noise import annotate
-    from sage_desk.core.metrics.ranking import order_description, ranked
 
     results = results_for_runs(store, run_ids)
-    models = ranked(annotate(model_metrics(results), results))
-    if not sage_view:
-        for row in models:
-            row.pop("sage_score", None)
-            row.pop("sage_score_range", None)
     unjudged = {run: len(ids) for run, ids in unjudged_for_runs(store, run_ids).items() if ids}
-    return {"run": run_ids[0] if len(run_ids) == 1 else run_ids, **_stamps(store, run_ids), "order": order_description(),
-            "unjudged": unjudged, "models": models, "execution_gap_by_domain": by_domain(results),
-            "empathy_resilience": by_conflict(results)}
+    run = run_ids[0] if len(run_ids) == 1 else run_ids
+    return report_of(results, run, sage_view, **_stamps(store, run_ids), unjudged=unjudged).as_json()
 
 
 def _stamps(store: Any, run_ids: list[str]) -> dict[str, Any]:

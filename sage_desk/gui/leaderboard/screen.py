@@ -24,8 +24,6 @@ from PySide6.QtWidgets import (
 
 from sage_desk.core.export.charts import report_charts
 from sage_desk.core.export.leaderboard import leaderboard_report
-from sage_desk.core.metrics.aggregate import model_metrics
-from sage_desk.core.metrics.ranking import ranked
 from sage_desk.gui.common.widgets import export_target, remember_export
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
 from sage_desk.gui.leaderboard.chart_view import ChartPanel
@@ -301,9 +299,6 @@ class LeaderboardScreen(StoreScreen, QWidget):
         domain = None if self.domain.currentText() in ("", ALL_DOMAINS) else self.domain.currentText()
         self.report = leaderboard_report(results, domain)
         self.report["run"] = self.selected_runs()
-        if domain is None and len({r.domain for r in results}) > 1:
-            # runs of several domains: one row per model and domain, never one row pooling them
-            self.report["models"] = ranked(model_metrics(results))
         self.model.set_rows(self.report["models"])
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self._show_order()
