@@ -25,7 +25,7 @@ from sage_desk.core.engine.events import Event, LlmUsage, TerminationReason, eve
 from sage_desk.core.llm.redact import redact
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import batch as batch_module
-from sage_desk.core.store import browse, imports, reviews
+from sage_desk.core.store import browse, imports, reviews, summaries
 from sage_desk.core.store.batch import WriteBatch
 from sage_desk.core.store.engine import default_url, make_engine, read_engine
 from sage_desk.core.store.errors import StoreError
@@ -282,6 +282,7 @@ class Store:
             with self._engine.begin() as session:  # Core on a connection: once per conversation of a run
                 session.execute(delete(table_of(EventRow)).where(table_of(EventRow).c.conversation_id == conversation_id))
                 session.execute(delete(table_of(VerdictRow)).where(table_of(VerdictRow).c.conversation_id == conversation_id))
+                summaries.refresh(session, [conversation_id])  # its verdicts are gone: so is its summary
                 self._update_conversation(session, conversation_id, self.start_values())
 
         retry_transient(write, "conversation start")

@@ -79,3 +79,10 @@ def test_the_migration_backfills_summaries_of_runs_recorded_before(tmp_path: Pat
         table = store.conversation_table("x")
         other = table.row_of("x-openai/a-c1")
         assert other is not None and table.rules_failed[other] == -1 and math.isnan(table.judge_mean[other])
+
+
+def test_a_restarted_conversation_loses_its_summary_with_its_verdicts(any_store: Store, make_run: Callable[..., str]) -> None:
+    make_run(any_store, n=2, run_id="x")
+    any_store.save_verdicts(CID, "rules", [Verdict(criterion="outcome", passed=False)])
+    any_store.start_conversation(CID)  # a resume plays it again
+    assert _row(any_store)[:3] == (-1, None, ())
