@@ -33,11 +33,22 @@ _CHUNK = 500  # conversation ids per statement: under SQLite's bound-parameter l
 
 
 def refresh(connection: Connection, conversation_ids: Sequence[str]) -> None:
-    """Rewrite the summaries of these conversations from their verdicts and overrides as stored now."""
+    """Rewrite the summaries of these conversations from their verdicts and overrides as stored now.
+
+    Two reviewers labelling the same conversation at once on PostgreSQL would each delete the
+    summary row and insert their own, and the second insert would break the primary key; so the
+    conversations' rows are locked first, in id order (no deadlock between two such writers), and
+    the second writer waits, then rewrites from both labels. SQLite has one writer at a time and
+    ignores the lock clause.
+    """
     ids, conversations = sorted(set(conversation_ids)), table_of(ConversationRow)
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start:start + _CHUNK]
-        write(connection, select(conversations.c.id).where(conversations.c.id.in_(chunk)))
+        which = select(conversations.c.id).where(conversations.c.id.in_(chunk))
+        # FOR NO KEY UPDATE: the overrides and verdicts just inserted hold KEY SHARE locks on these
+        # rows (their foreign keys), which a plain FOR UPDATE would wait on: a deadlock between two.
+        connection.execute(which.order_by(conversations.c.id).with_for_update(key_share=True))
+        write(connection, which)
 
 
 def write(connection: Connection, which: Select[Any]) -> None:
