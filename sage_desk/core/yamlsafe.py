@@ -123,6 +123,8 @@ def loads(text: str, file: str = "<string>") -> Located:
             builder.feed(event)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if "nesting depth" in str(exc.problem):  # PyYAML 6.0.3+ scans flow brackets ahead and stops first
+            raise _fail(file, f"nesting deeper than {MAX_DEPTH} levels", mark) from None
         raise _fail(file, f"YAML syntax: {exc.problem or exc.context}", mark) from None
     except yaml.YAMLError as exc:
         raise _fail(file, f"YAML syntax: {exc}") from None
