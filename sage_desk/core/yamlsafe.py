@@ -124,13 +124,43 @@ def loads(text: str, file: str = "<string>") -> Located:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         if "nesting depth" in str(exc.problem):  # PyYAML 6.0.3+ scans flow brackets ahead and stops first
-            raise _fail(file, f"nesting deeper than {MAX_DEPTH} levels", mark) from None
+            raise _fail(file, f"nesting deeper than {MAX_DEPTH} levels", _too_deep(text) or mark) from None
         raise _fail(file, f"YAML syntax: {exc.problem or exc.context}", mark) from None
     except yaml.YAMLError as exc:
         raise _fail(file, f"YAML syntax: {exc}") from None
     if builder.documents == 0:
         raise InputError.single(file, "file is empty")
     return Located(file, builder.result, builder.positions)
+
+
+class _Mark:
+    """A position as PyYAML's marks give it (0-based line and column)."""
+
+    def __init__(self, line: int, column: int) -> None:
+        self.line, self.column = line, column
+
+
+def _too_deep(text: str) -> _Mark | None:
+    """Where flow brackets first open deeper than `MAX_DEPTH`, as our own check would have said,
+    had PyYAML's scanner (which reads flow collections ahead) not stopped before it; quoted text
+    is skipped. Only called on text PyYAML already refused for its depth."""
+    depth, line, column, quote = 0, 0, 0, ""
+    for char in text:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return _Mark(line, column)
+        elif char in "]}":
+            depth -= 1
+        if char == "\n":
+            line, column = line + 1, 0
+        else:
+            column += 1
+    return None
 
 
 class _Builder:

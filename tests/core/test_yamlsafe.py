@@ -83,14 +83,12 @@ def test_billion_laughs_is_refused_at_the_first_alias() -> None:
 
 
 @pytest.mark.parametrize(("text", "where"), [
-    ("[" * 10_000 + "]" * 10_000, ("1:65", "1:1001")),
-    ("{a: " * 10_000 + "1" + "}" * 10_000, ("1:257",)),
-    ("".join(" " * i + "- \n" for i in range(3000)), ("65:65",)),
+    ("[" * 10_000 + "]" * 10_000, "1:65"),
+    ("{a: " * 10_000 + "1" + "}" * 10_000, "1:257"),
+    ("".join(" " * i + "- \n" for i in range(3000)), "65:65"),
 ])
-def test_absurd_nesting_is_refused(text: str, where: tuple[str, ...]) -> None:
-    # PyYAML 6.0.3 and newer scan bare flow brackets ahead and stop at their own limit (1,000)
-    # before our 64 is reached: the same refusal, reported where PyYAML stopped.
-    assert _error(text) in {f"f.yaml:{w}: nesting deeper than {yamlsafe.MAX_DEPTH} levels" for w in where}
+def test_absurd_nesting_is_refused(text: str, where: str) -> None:
+    assert _error(text) == f"f.yaml:{where}: nesting deeper than {yamlsafe.MAX_DEPTH} levels"
 
 
 def test_nesting_just_inside_the_limit_loads() -> None:
