@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sage_desk.cli import main
-from sage_desk.core.engine.events import TerminationReason
+from sage_desk.core.events import TerminationReason
 from sage_desk.core.store import Store
 
 CASES = ["nl-001", "nl-121", "nl-145"]

@@ -73,8 +73,8 @@ def test_a_model_forked_at_turn_two_sees_the_turns_before_and_varies(tmp_path, c
 def test_fork_brings_the_world_to_where_it_stood(tmp_path):
     from sage_desk.core.cases.suite import load_suite
     from sage_desk.core.domain import load_domain
-    from sage_desk.core.engine.events import CustomerMessage, ToolCall
     from sage_desk.core.engine.replay import fork
+    from sage_desk.core.events import CustomerMessage, ToolCall
 
     bundle = load_domain("northline")
     case = next(c for c in load_suite(bundle.cases_path) if c.id == "nl-019")

@@ -18,7 +18,7 @@ from sage_desk.core.registry import Registry, UnknownNameError
 if TYPE_CHECKING:
     from sage_desk.core.cases.model import Case
     from sage_desk.core.domain.loader import DomainBundle
-    from sage_desk.core.engine.events import Event
+    from sage_desk.core.events import Event
 
 
 @dataclass

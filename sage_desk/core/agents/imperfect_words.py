@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sage_desk.core.engine.events import Event, ToolCall
+from sage_desk.core.events import Event, ToolCall
 
 GREETINGS = ("Hi {name},", "Hello {name},", "Dear {name},", "Good day {name},")
 UPSET_OPENERS = (

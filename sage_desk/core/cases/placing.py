@@ -17,7 +17,7 @@ from sage_desk.core import expr
 from sage_desk.core.cases.model import Bucket, Case, Expected, ExpectedAction
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind
-from sage_desk.core.engine.events import Event, ToolCall
+from sage_desk.core.events import Event, ToolCall
 from sage_desk.core.sop.paths import Path, enumerate_paths
 
 UNPLACED = ""

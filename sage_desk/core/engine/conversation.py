@@ -21,7 +21,8 @@ from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import CLOSE, CLOSE_OUTCOMES, HANDOVER, TAG, ToolResult, call_tool
 from sage_desk.core.domain.world import WorldView
-from sage_desk.core.engine.events import (
+from sage_desk.core.errors import SageError
+from sage_desk.core.events import (
     AgentMessage,
     CustomerMessage,
     Ended,
@@ -35,7 +36,6 @@ from sage_desk.core.engine.events import (
     TicketTagged,
     ToolCall,
 )
-from sage_desk.core.errors import SageError
 from sage_desk.core.llm.types import ToolCallRequest, Usage
 
 MAX_CUSTOMER_TURNS = 8

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sage_desk.core.engine.events import Event, TerminationReason
+from sage_desk.core.events import Event, TerminationReason
 
 
 class MemoryRecorder:

@@ -26,8 +26,8 @@ from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, ToolResult, call_tool
 from sage_desk.core.engine.conversation import _agent_turn, _Conversation
-from sage_desk.core.engine.events import Event, TerminationReason
 from sage_desk.core.errors import RunError
+from sage_desk.core.events import Event, TerminationReason
 
 REPLY_ONLY = "reply only"
 

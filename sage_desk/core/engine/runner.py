@@ -30,10 +30,10 @@ from sage_desk.core.cases.model import Case
 from sage_desk.core.cases.suite import load_suite
 from sage_desk.core.domain.loader import DomainBundle, load_domain
 from sage_desk.core.engine.conversation import Outcome, run_conversation
-from sage_desk.core.engine.events import TerminationReason
 from sage_desk.core.engine.stamps import run_stamp
 from sage_desk.core.engine.workers import Delta, WorkerJob, WorkerPool, split
 from sage_desk.core.errors import RunError
+from sage_desk.core.events import TerminationReason
 from sage_desk.core.store.batch import BatchWriter
 from sage_desk.core.store.records import ConversationStatus
 from sage_desk.core.store.store import UNFINISHED

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from sage_desk.core.engine.events import Event
+from sage_desk.core.events import Event
 
 
 def render_transcript(events: Iterable[Event], results: bool = True, max_result: int = 400) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sage_desk.core.engine.events import event_to_dict
+from sage_desk.core.events import event_to_dict
 from sage_desk.core.metrics.aggregate import ConversationResult, Mark
 from sage_desk.core.rules.acts import ending_of
 

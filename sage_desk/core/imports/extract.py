@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sage_desk.core.domain.loader import DomainBundle
-from sage_desk.core.engine.events import AgentMessage, CustomerMessage, Event, ToolCall
 from sage_desk.core.errors import SageError
+from sage_desk.core.events import AgentMessage, CustomerMessage, Event, ToolCall
 from sage_desk.core.llm.client import LlmClient
 
 PROMPT = """You read a customer-service conversation and fill in what it shows, for an auditor.

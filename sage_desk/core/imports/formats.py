@@ -22,7 +22,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from sage_desk.core.domain.tools import CLOSE, CLOSE_OUTCOMES, HANDOVER, TAG
-from sage_desk.core.engine.events import (
+from sage_desk.core.errors import Problem
+from sage_desk.core.events import (
     AgentMessage,
     CustomerMessage,
     Event,
@@ -32,7 +33,6 @@ from sage_desk.core.engine.events import (
     ToolCall,
     parse_event,
 )
-from sage_desk.core.errors import Problem
 
 FORMATS = ("openai", "tau2", "events")
 MAX_FILE_BYTES = 512 * 1024 * 1024

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from sage_desk.core.cases.model import Bucket, Case, Expected, Persona
 from sage_desk.core.cases.placing import UNPLACED, bucket_of, candidate_paths, expected_on, grounding_from
 from sage_desk.core.domain.loader import DomainBundle, load_domain
-from sage_desk.core.engine.events import (
+from sage_desk.core.errors import InputError, Problem
+from sage_desk.core.events import (
     AgentMessage,
     CustomerMessage,
     Handover,
@@ -27,7 +28,6 @@ from sage_desk.core.engine.events import (
     TicketTagged,
     ToolCall,
 )
-from sage_desk.core.errors import InputError, Problem
 from sage_desk.core.imports.extract import Extracted, extract_slots
 from sage_desk.core.imports.formats import FORMATS, READERS, Parsed
 from sage_desk.core.imports.redact import Redactor

@@ -18,7 +18,7 @@ from typing import Any
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
-from sage_desk.core.engine.events import Event
+from sage_desk.core.events import Event
 from sage_desk.core.judge.factory import BASELINE_JUDGES
 from sage_desk.core.judge.rubric import PASS_THRESHOLD, say_criterion
 from sage_desk.core.rules.verdict import Verdict

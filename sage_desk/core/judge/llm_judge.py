@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
-from sage_desk.core.engine.events import Event
 from sage_desk.core.engine.transcript import render_transcript
+from sage_desk.core.events import Event
 from sage_desk.core.judge.rubric import CRITERIA, PASS_THRESHOLD, Criterion, say_criterion
 from sage_desk.core.rules.verdict import Verdict
 

@@ -32,7 +32,7 @@ from sage_desk.core.cases.model import Bucket, Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind, UnsafeAct
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, HELPDESK_TOOLS, TAG, call_tool
-from sage_desk.core.engine.events import Event, Handover, TicketClosed, ToolCall
+from sage_desk.core.events import Event, Handover, TicketClosed, ToolCall
 
 HANDOVER_STEP = "handover"
 """The `tool` of the handover step that ends an escalation path."""

@@ -14,7 +14,7 @@ from typing import Any
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import CLOSE
-from sage_desk.core.engine.events import Event, ToolCall
+from sage_desk.core.events import Event, ToolCall
 from sage_desk.core.registry import Registry
 from sage_desk.core.rules.acts import ActReading, acts_of, args_match, normalize, read_acts
 from sage_desk.core.rules.verdict import Verdict

@@ -7,7 +7,7 @@ auditor would sign; docs/metrics.md gives every verdict's meaning with a worked 
 from __future__ import annotations
 
 from sage_desk.core.cases.model import Bucket, CatastrophicKind
-from sage_desk.core.engine.events import Event, TicketTagged, ToolCall
+from sage_desk.core.events import Event, TicketTagged, ToolCall
 from sage_desk.core.rules.acts import HANDOVER_STEP, ActReading, Step, does_step
 from sage_desk.core.rules.engine import RuleContext, normalize, rule
 from sage_desk.core.rules.verdict import Verdict

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from sage_desk.core.cases.model import Bucket, Case
 from sage_desk.core.cases.placing import UNPLACED, candidate_paths, known_values, on_path, undecided_fields
 from sage_desk.core.domain.loader import DomainBundle
-from sage_desk.core.engine.events import Event
+from sage_desk.core.events import Event
 from sage_desk.core.rules.engine import evaluate
 from sage_desk.core.rules.verdict import Verdict
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
-from sage_desk.core.engine.events import Event, ToolCall
+from sage_desk.core.events import Event, ToolCall
 from sage_desk.core.rules.engine import RuleContext
 from sage_desk.core.sop.paths import Path
 

@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
-from sage_desk.core.engine.events import Event
 from sage_desk.core.errors import SageError
+from sage_desk.core.events import Event
 from sage_desk.core.judge.factory import NO_JUDGE, Judge, check_judge_names, judge_source, make_judges
 from sage_desk.core.rules.engine import evaluate
 from sage_desk.core.rules.verdict import RULES_SOURCE, Verdict

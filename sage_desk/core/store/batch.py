@@ -39,7 +39,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, insert, update
 from sqlalchemy.engine import Connection
 
-from sage_desk.core.engine.events import Event, TerminationReason, event_to_dict
+from sage_desk.core.events import Event, TerminationReason, event_to_dict
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import reviews
 from sage_desk.core.store.errors import StoreError

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
-from sage_desk.core.engine.events import Event, TerminationReason, event_to_dict
+from sage_desk.core.events import Event, TerminationReason, event_to_dict
 from sage_desk.core.rules.verdict import RULES_SOURCE, Verdict
 from sage_desk.core.store import reviews
 from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, table_of, utcnow

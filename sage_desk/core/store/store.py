@@ -21,7 +21,7 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from sage_desk.core.engine.events import Event, LlmUsage, TerminationReason, event_to_dict, parse_event
+from sage_desk.core.events import Event, LlmUsage, TerminationReason, event_to_dict, parse_event
 from sage_desk.core.llm.redact import redact
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import batch as batch_module

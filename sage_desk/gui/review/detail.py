@@ -14,8 +14,8 @@ from typing import Any
 from sage_desk.core.cases.model import Case
 from sage_desk.core.cases.suite import load_suite
 from sage_desk.core.domain.loader import DomainBundle, load_domain
-from sage_desk.core.engine.events import Event
 from sage_desk.core.errors import SageError
+from sage_desk.core.events import Event
 from sage_desk.core.rules.trace import PathTrace, trace_conversation
 from sage_desk.core.store.records import ConversationRecord, StoredVerdict
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTextBrowser, QTreeWidget, QTreeWidgetItem
 
-from sage_desk.core.engine.events import Event
+from sage_desk.core.events import Event
 
 HIGHLIGHT = "#fde68a"
 MONEY, CHANGE = "$ money-moving", "✎ changes a record"

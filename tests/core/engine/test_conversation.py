@@ -11,8 +11,8 @@ from helpers import first_case
 from sage_desk.core.agents.base import AgentAction, CustomerReply, make_agent, make_customer
 from sage_desk.core.agents.llm_agent import LlmServiceAgent
 from sage_desk.core.engine.conversation import MAX_CUSTOMER_TURNS, MAX_TOOL_STEPS, run_conversation
-from sage_desk.core.engine.events import TerminationReason
 from sage_desk.core.engine.memory import MemoryRecorder
+from sage_desk.core.events import TerminationReason
 from sage_desk.core.llm import LlmClient
 from sage_desk.core.llm.types import ToolCallRequest
 

@@ -109,7 +109,7 @@ def test_api_keys_never_reach_the_export(template, tmp_path, monkeypatch):
         secret_run = store.create_run("northline", {"agents": ["openai/gpt"], "api_key": SECRET,
                                                     "api_base": f"https://user:{SECRET}@llm.example/v1",
                                                     "env": {"OPENAI_API_KEY": SECRET}}, convs)
-        from sage_desk.core.engine.events import AgentMessage, CustomerMessage
+        from sage_desk.core.events import AgentMessage, CustomerMessage
         from sage_desk.core.rules.verdict import Verdict
 
         store.append_many("secret-conv", [CustomerMessage(seq=0, turn=1, text=f"my key is {SECRET} oops"),

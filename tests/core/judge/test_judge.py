@@ -75,7 +75,7 @@ def test_heuristic_judge_is_labelled_and_deterministic(northline, northline_case
 def test_the_heuristic_judge_never_rewards_silence_or_an_instant_close(northline, northline_cases):
     # Labelled before running: an agent that says nothing deserves 0 on every criterion; one that
     # closes a must-escalate ticket at once ("Done!") ignored the SOP: low resolution and adherence.
-    from sage_desk.core.engine.events import AgentMessage, CustomerMessage, TicketClosed, ToolCall
+    from sage_desk.core.events import AgentMessage, CustomerMessage, TicketClosed, ToolCall
 
     must = first_case(northline_cases, bucket="must_escalate")
     judge = HeuristicJudge()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import first_case
 
-from sage_desk.core.engine.events import CustomerMessage, Handover, TicketClosed, TicketTagged, ToolCall
+from sage_desk.core.events import CustomerMessage, Handover, TicketClosed, TicketTagged, ToolCall
 from sage_desk.core.registry import UnknownNameError
 from sage_desk.core.rules.engine import evaluate, rule, rule_families
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sage_desk.core.engine.events import CustomerMessage, Handover, TicketClosed, ToolCall
+from sage_desk.core.events import CustomerMessage, Handover, TicketClosed, ToolCall
 from sage_desk.core.rules.trace import describe_trace, trace_conversation
 from sage_desk.core.sop.model import NodeKind
 

@@ -10,7 +10,7 @@ import pytest
 
 from sage_desk.cli import main
 from sage_desk.core.domain import load_domain, validate_domain
-from sage_desk.core.engine.events import CustomerMessage, TicketClosed, TicketTagged, ToolCall
+from sage_desk.core.events import CustomerMessage, TicketClosed, TicketTagged, ToolCall
 from sage_desk.core.rules.engine import evaluate
 
 ROOT = Path(__file__).resolve().parents[3]

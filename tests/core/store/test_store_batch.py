@@ -7,9 +7,9 @@ import asyncio
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from sage_desk.core.engine.events import AgentMessage, CustomerMessage, Ended, TerminationReason
 from sage_desk.core.engine.runner import Runner, RunSpec
 from sage_desk.core.errors import RunError
+from sage_desk.core.events import AgentMessage, CustomerMessage, Ended, TerminationReason
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.scoring.hooks import VerdictHooks, verdict_hook
 from sage_desk.core.store import Store

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sage_desk.core.engine.events import AgentMessage, CustomerMessage, TerminationReason
+from sage_desk.core.events import AgentMessage, CustomerMessage, TerminationReason
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import Store
 

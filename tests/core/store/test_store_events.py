@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from sage_desk.core.engine.events import (
+from sage_desk.core.events import (
     AgentMessage,
     CustomerMessage,
     Ended,

@@ -10,7 +10,7 @@ import time
 import pytest
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from sage_desk.core.engine.events import CustomerMessage, Ended, TerminationReason
+from sage_desk.core.events import CustomerMessage, Ended, TerminationReason
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import Store, StoreError
 from sage_desk.core.store.batch import BatchWriter

@@ -103,7 +103,7 @@ def test_the_default_database_lives_in_the_user_data_dir(tmp_path: Path, monkeyp
 def test_upgrading_backfills_the_agent_totals_0002_left_at_zero(tmp_path: Path) -> None:
     import json
 
-    from sage_desk.core.engine.events import AgentMessage, CustomerMessage, LlmUsage, event_to_dict
+    from sage_desk.core.events import AgentMessage, CustomerMessage, LlmUsage, event_to_dict
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = create_engine(url)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sage_desk.core.engine.events import AgentMessage, CustomerMessage, LlmUsage, Recorder, TerminationReason
+from sage_desk.core.events import AgentMessage, CustomerMessage, LlmUsage, Recorder, TerminationReason
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import Store
 

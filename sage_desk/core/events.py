@@ -1,4 +1,5 @@
-"""The typed, versioned record of a conversation (DESIGN.md section 5).
+"""The typed, versioned record of a conversation (DESIGN.md section 5), at the bottom of core:
+it imports nothing of ours, so every layer (cases, agents, engine, store, rules) can speak it.
 
 Every step is one event, appended through a `Recorder` as it happens. Events are a pydantic
 discriminated union on `type`; `EVENT_VERSION` is bumped when a shape changes, and old rows are
