@@ -1,4 +1,4 @@
-"""Render the app icon (sage_desk/gui/resources/icons/sage-desk.svg) to PNG for the .desktop entry."""
+"""Render the app icon (resources/icons/sage-desk.svg) to PNG for the .desktop entry."""
 
 import os
 import sys
@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QGuiApplication, QImage, QPainter  # noqa: E402
 from PySide6.QtSvg import QSvgRenderer  # noqa: E402
 
-SVG = Path(__file__).resolve().parents[1] / "sage_desk" / "gui" / "resources" / "icons" / "sage-desk.svg"
+SVG = Path(__file__).resolve().parents[1] / "resources" / "icons" / "sage-desk.svg"
 
 
 def render(out: Path, size: int) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def app_root() -> Path:
-    """The folder holding `sops/`, `sample_runs/` and `docs/`: the checkout, or the desktop bundle.
+    """The folder holding `sops/`, `sample_runs/`, `docs/` and `resources/`: the checkout, or the desktop bundle.
 
     A PyInstaller bundle (packaging/sage-desk.spec) sets `sys.frozen` and unpacks its data into
     `sys._MEIPASS` (the bundle's `_internal/` folder), with the same layout as the checkout.
@@ -32,6 +32,11 @@ def sops_dir() -> Path:
 def sample_runs_dir() -> Path:
     """The checked-in sample run database."""
     return app_root() / "sample_runs"
+
+
+def resources_dir() -> Path:
+    """The app's icons and stylesheet (`resources/` at the top of the checkout, or of the bundle)."""
+    return app_root() / "resources"
 
 
 def docs_dir() -> Path:

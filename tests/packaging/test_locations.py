@@ -33,6 +33,7 @@ def test_from_a_checkout_the_data_is_beside_the_package(monkeypatch):
     assert locations.sops_dir() == CHECKOUT / "sops"
     assert (locations.sample_runs_dir() / "sample.db").is_file()
     assert (locations.docs_dir() / "new-domain.md").is_file()
+    assert locations.resources_dir() == CHECKOUT / "resources"
 
 
 def test_when_frozen_the_data_is_in_the_bundle(frozen_bundle):
@@ -41,6 +42,7 @@ def test_when_frozen_the_data_is_in_the_bundle(frozen_bundle):
     assert locations.sops_dir() == frozen_bundle / "sops"
     assert locations.sample_runs_dir() == frozen_bundle / "sample_runs"
     assert locations.docs_dir() == frozen_bundle / "docs"
+    assert locations.resources_dir() == frozen_bundle / "resources"
     assert [d.name for d in locations.shipped_domains()] == ["gym"]
     assert locations.resolve_domain_dir("gym") == frozen_bundle / "sops" / "gym"
 
@@ -58,3 +60,16 @@ def test_a_stray_meipass_without_frozen_is_ignored(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
     monkeypatch.delattr(sys, "frozen", raising=False)
     assert locations.app_root() == CHECKOUT
+
+
+def test_the_stylesheet_and_every_icon_it_or_the_app_names_are_in_resources():
+    import re
+
+    resources = locations.resources_dir()
+    qss = (resources / "style.qss").read_text(encoding="utf-8")
+    named = set(re.findall(r"@ICONS@/([\w-]+)\.svg", qss))
+    code = "\n".join(p.read_text(encoding="utf-8") for p in (CHECKOUT / "sage_desk" / "gui").rglob("*.py"))
+    named |= set(re.findall(r"\bicon\(\"([\w-]+)\"\)", code)) | set(re.findall(r"icon=\"([\w-]+)\"", code))
+    named |= set(re.findall(r"ScreenSpec\(\"[\w-]+\", \"[^\"]+\", \"([\w-]+)\"", code))
+    assert {"sage-desk", "chevron-down", "runs", "review"} <= named
+    assert sorted(n for n in named if not (resources / "icons" / f"{n}.svg").is_file()) == []

@@ -8,7 +8,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+from sage_desk.core.locations import resources_dir
+
+RESOURCES = resources_dir()
 
 
 def icon(name: str) -> QIcon:
