@@ -102,7 +102,7 @@ def _pooled(agreements: Any) -> Confusion:
 
 def transcript_of(store: Store, conversation_id: str) -> str:
     """A conversation as the judge reads it (tool results clipped)."""
-    from sage_desk.core.engine.transcript import render_transcript
+    from sage_desk.core.transcript import render_transcript
 
     return render_transcript(store.events(conversation_id), max_result=200)
 

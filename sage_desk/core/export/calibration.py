@@ -91,7 +91,7 @@ def _label(passed: bool | None) -> str:
 
 
 def _record(item: LabelledItem, run_id: str, bucket: str, rubric: str, events: list[Any]) -> dict[str, Any]:
-    from sage_desk.core.engine.transcript import render_transcript
+    from sage_desk.core.transcript import render_transcript
 
     label = item.label
     return {

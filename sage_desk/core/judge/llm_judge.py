@@ -18,10 +18,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
-from sage_desk.core.engine.transcript import render_transcript
 from sage_desk.core.events import Event
 from sage_desk.core.judge.rubric import CRITERIA, PASS_THRESHOLD, Criterion, say_criterion
 from sage_desk.core.rules.verdict import Verdict
+from sage_desk.core.transcript import render_transcript
 
 JUDGE_SYSTEM = """You are a meticulous quality reviewer of customer-support conversations for {title}.
 You grade the AGENT (not the customer) against the support policy and the rubric below.

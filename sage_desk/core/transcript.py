@@ -1,4 +1,4 @@
-"""A conversation as plain text: for judges, calibration exports and the command line."""
+"""A conversation as plain text, beside the events it reads: for judges, calibration exports and the command line."""
 
 from __future__ import annotations
 
