@@ -14,13 +14,12 @@ from sage_desk.cli._common import OK, fail, output_width
 from sage_desk.cli._store import add_db_option, open_store, pick_run
 from sage_desk.core.errors import SageError
 
-COLUMNS = [
-    ("agent", "agent"), ("domain", "domain"), ("conversations", "convs"), ("errored", "err"),
-    ("resolution_rate", "resolution"), ("handled_rate", "handled"), ("over_escalation", "over-esc"), ("escalation_accuracy", "esc acc"),
-    ("unsafe_actions", "unsafe"), ("classification_accuracy", "intent acc"), ("action_accuracy", "action acc"),
-    ("execution_gap", "exec gap"), ("path_prefix_similarity", "path sim"), ("policy_adherence", "policy"),
-    ("dialogue_quality", "dialogue"), ("turns", "turns"), ("cost_per_1k_usd", "$/1k"), ("cost_tier", "tier"),
-]
+
+def terminal_columns(sage_view: bool) -> list[tuple[str, str]]:
+    """(key, header) of the terminal table: the Leaderboard's one column list (core/export/table.py)."""
+    from sage_desk.core.export.table import columns
+
+    return [(c.key, c.terminal_header) for c in columns(sage_view) if c.terminal]
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -83,7 +82,7 @@ def render_table(report: dict[str, Any], sage_view: bool, width: int | None = No
     from rich.markup import escape
     from rich.table import Table
 
-    cols = COLUMNS + ([("sage_score", "SAGE score (weighted view)")] if sage_view else [])
+    cols = terminal_columns(sage_view)
     table = Table(title=escape(f"Run {report['run']}: medians over repeats [min-max] (95% interval over cases); no composite score"))
     for _, header in cols:
         table.add_column(header, overflow="fold")
@@ -156,7 +155,7 @@ def _wrapped(lines: list[str], width: int | None) -> str:
 
 def _noise_lines(models: list[dict[str, Any]]) -> list[str]:
     """"within noise" marks: pairs of models whose intervals overlap, per column."""
-    headers = dict(COLUMNS)
+    headers = dict(terminal_columns(sage_view=False))
     lines = []
     for i, row in enumerate(models):
         for key, others in (row.get("within_noise") or {}).items():

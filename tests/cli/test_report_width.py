@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sage_desk.cli import main
-from sage_desk.cli.report import COLUMNS, build_report, render_table
+from sage_desk.cli.report import build_report, render_table, terminal_columns
 from sage_desk.core.store import Store
 
 AGENTS = ["baseline:oracle", "baseline:complier", "baseline:escalator"]
@@ -33,7 +33,7 @@ def _table(capsys, monkeypatch, db, columns=None, *extra):
 def test_the_table_fits_100_columns_by_default_with_every_metric(db, capsys, monkeypatch):
     out = _table(capsys, monkeypatch, db)
     assert max(len(line) for line in out.splitlines()) <= 100
-    for _, header in COLUMNS[1:]:  # one row per metric: nothing is left out to fit
+    for _, header in terminal_columns(sage_view=False)[1:]:  # one row per metric: nothing is left out to fit
         assert any(line.startswith(f"│ {header} ") for line in out.splitlines()), header
     assert all(agent in out for agent in AGENTS) and "no composite score" in out.replace("\n", " ")
 
@@ -50,7 +50,7 @@ def test_the_table_fits_columns(db, capsys, monkeypatch, columns):
 def test_wide_is_one_row_per_model_whatever_the_terminal(db, capsys, monkeypatch):
     out = _table(capsys, monkeypatch, db, 80, "--wide")
     header = next(line for line in out.splitlines() if line.startswith("┃ agent "))
-    assert all(f" {h} " in header for _, h in COLUMNS) and max(len(line) for line in out.splitlines()) > 150
+    assert all(f" {h} " in header for _, h in terminal_columns(sage_view=False)) and max(len(line) for line in out.splitlines()) > 150
     assert sum(1 for line in out.splitlines() if line.startswith("│ baseline:")) == 3  # no cell wraps
 
 
