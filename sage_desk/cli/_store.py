@@ -10,7 +10,8 @@ from sage_desk.core.errors import SageError
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="URL", help="SQLAlchemy database URL (default: the SQLite file in your data folder)")
+    parser.add_argument("--db", metavar="URL", help="SQLAlchemy database URL or a SQLite file's path "
+                                                     "(default: the SQLite file in your data folder)")
 
 
 def open_store(args: argparse.Namespace) -> Any:

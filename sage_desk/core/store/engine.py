@@ -27,6 +27,43 @@ def default_url() -> str:
     return f"sqlite:///{user_data_dir() / DB_FILENAME}"
 
 
+def database_url(given: str | URL | None) -> URL:
+    """A URL from what the user gave: a SQLAlchemy URL, a path to a SQLite file, or None (the default).
+
+    `--db runs.db` is a file, as a user means it; anything with `://` (or `sqlite:`) is a URL. A
+    URL SQLAlchemy cannot read is a `StoreError` naming what was given, not a traceback.
+    """
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    from sage_desk.core.store.errors import StoreError
+
+    if given is None:
+        return make_url(default_url())
+    if isinstance(given, URL):
+        return given
+    text = given.strip()
+    if "://" not in text and not text.startswith("sqlite:"):
+        if not text:
+            raise StoreError("no database given: pass a SQLAlchemy URL or a path to a SQLite file")
+        from pathlib import Path
+
+        return URL.create("sqlite", database=str(Path(text).expanduser().resolve()))
+    try:
+        url = make_url(text)
+    except (ArgumentError, ValueError):
+        raise StoreError(f"not a database URL: {text!r} (e.g. sqlite:///runs.db, "
+                         f"postgresql+psycopg://user@host/db, or a path to a SQLite file)") from None
+    try:
+        url.get_dialect()
+    except NoSuchModuleError:
+        raise StoreError(f"no database driver for {url.drivername!r} "
+                         f"(SAGE Desk speaks sqlite and postgresql+psycopg)") from None
+    except ImportError as exc:  # the driver's package is not installed (psycopg for PostgreSQL)
+        raise StoreError(f"the driver for {url.drivername!r} is not installed ({exc.name or exc}): "
+                         f"pip install 'sage-desk[postgres]'") from None
+    return url
+
+
 def is_sqlite(url: URL) -> bool:
     """True for any SQLite URL (file or memory)."""
     return url.get_backend_name() == "sqlite"

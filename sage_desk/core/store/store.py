@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, delete, func, insert, select, update
-from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -27,7 +27,7 @@ from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import batch as batch_module
 from sage_desk.core.store import browse, imports, reviews, summaries
 from sage_desk.core.store.batch import WriteBatch
-from sage_desk.core.store.engine import default_url, make_engine, read_engine
+from sage_desk.core.store.engine import database_url, make_engine, read_engine
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.migrate import upgrade
 from sage_desk.core.store.records import (
@@ -76,7 +76,7 @@ class Store:
     """The run database: runs, conversations, events, verdicts, overrides, judge examples."""
 
     def __init__(self, url: str | URL | None = None) -> None:
-        self._url = make_url(url) if url is not None else make_url(default_url())
+        self._url = database_url(url)
         self._engine = make_engine(self._url)
         try:
             upgrade(self._engine, self._url.render_as_string(hide_password=True))

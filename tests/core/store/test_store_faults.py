@@ -150,3 +150,21 @@ def test_a_database_corrupted_after_it_was_written_is_one_clear_store_error(tmp_
     with pytest.raises(StoreError) as caught, Store(f"sqlite:///{path}") as store:
         store.conversations(run_id=run_id)
     assert "malformed" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_path_given_as_the_database_is_a_sqlite_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with Store("runs.db") as store:  # what `--db runs.db` passes: a file, as the user means it
+        assert str(store.url) == f"sqlite:///{tmp_path / 'runs.db'}"
+    assert (tmp_path / "runs.db").is_file()
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    ("postgresql+psycopg://::bad", "not a database URL: 'postgresql+psycopg://::bad'"),
+    ("foo://somewhere/db", "no database driver for 'foo'"),
+    ("  ", "no database given"),
+])
+def test_a_database_url_nobody_can_read_is_one_clear_error(given, said):
+    with pytest.raises(StoreError) as caught:
+        Store(given)
+    assert str(caught.value).startswith(said)
