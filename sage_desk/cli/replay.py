@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from typing import Any
 
 from sage_desk.cli._common import OK, USAGE, fail, fail_error
 from sage_desk.cli._store import add_db_option, open_store
@@ -25,27 +24,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
-def _agent_factory(model: str, api_base: str | None) -> Any:
-    from sage_desk.core.agents.base import make_agent
-    from sage_desk.core.errors import RunError
-    from sage_desk.core.llm.secrets import missing_keys, where_to_set
-
-    if model.startswith("baseline:"):
-        make_agent(model)  # an unknown baseline fails now, once
-        return lambda: make_agent(model)
-    missing = missing_keys([model], api_base)
-    if missing:
-        raise RunError(f"no API key for agent {model}: {where_to_set(next(iter(missing.values())))}")
-    from sage_desk.core.llm import LlmClient
-
-    client = LlmClient(concurrency=1)
-    return lambda: make_agent(model, client=client, **({"api_base": api_base} if api_base else {}))
-
-
 def run(args: argparse.Namespace) -> int:
     if args.times < 1 or args.times > 1000:
         return fail("--times must be between 1 and 1000", USAGE)
-    from sage_desk.core.engine.replay import replay
+    from sage_desk.core.engine.replay import agent_maker, replay
     from sage_desk.core.session import run_cases
 
     try:
@@ -58,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         model = args.agent or convo.agent
         if spec.imported is not None and not args.agent:
             return fail(f"{convo.id} was imported: name the agent to replay it with (--agent MODEL)", USAGE)
-        make = _agent_factory(model, args.api_base or spec.api_base_for("agent"))
+        make = agent_maker(model, args.api_base or spec.api_base_for("agent"))
         seed = args.seed if args.seed is not None else (convo.seed or 0)
         result = asyncio.run(replay(convo.id, case, bundle, store.events(convo.id), args.from_turn, args.times, make, model, seed))
     except SageError as exc:

@@ -140,9 +140,33 @@ class ReplayResult:
                 "actions": self.actions(), "errors": self.errors}
 
 
+def agent_maker(model: str, api_base: str | None = None) -> Callable[[], ServiceAgent]:
+    """A maker of fresh agents for the fork: a baseline by name, or a model behind one shared client.
+
+    An unknown baseline or a provider with no API key fails here, once, before any sample is played.
+    """
+    from sage_desk.core.agents.base import make_agent
+    from sage_desk.core.llm.secrets import missing_keys, where_to_set
+
+    if model.startswith("baseline:"):
+        make_agent(model)
+        return lambda: make_agent(model)
+    missing = missing_keys([model], api_base)
+    if missing:
+        raise RunError(f"no API key for agent {model}: {where_to_set(next(iter(missing.values())))}")
+    from sage_desk.core.llm import LlmClient
+
+    client = LlmClient(concurrency=1)
+    return lambda: make_agent(model, client=client, **({"api_base": api_base} if api_base else {}))
+
+
 async def replay(conversation_id: str, case: Case, bundle: DomainBundle, events: Sequence[Event], turn: int, times: int,
-                 make: Callable[[], ServiceAgent], agent_name: str, seed: int) -> ReplayResult:
-    """Play the agent's turn `turn` again `times` times from the stored conversation; the store is not touched."""
+                 make: Callable[[], ServiceAgent], agent_name: str, seed: int,
+                 progress: Callable[[int], None] | None = None) -> ReplayResult:
+    """Play the agent's turn `turn` again `times` times from the stored conversation; the store is not touched.
+
+    `progress(done)` is called after each sample, played or failed (it may raise to stop the replay).
+    """
     if times < 1:
         raise RunError("replay at least once (--times 1 or more)")
     base = fork(conversation_id, case, bundle, events, turn, seed)
@@ -155,6 +179,8 @@ async def replay(conversation_id: str, case: Case, bundle: DomainBundle, events:
             await _agent_turn(convo, make())
         except Exception as exc:  # noqa: BLE001 - a failed sample is counted as such, the others go on
             result.errors.append(f"{type(exc).__name__}: {exc}")
-            continue
-        result.samples.append(action_of(convo.events[start:]))
+        else:
+            result.samples.append(action_of(convo.events[start:]))
+        if progress is not None:
+            progress(i + 1)
     return result
