@@ -16,7 +16,6 @@ import math
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -144,6 +143,12 @@ class ConversationTable:
         values = getattr(self, column)
         return lambda i: values[i]
 
+    def extend(self, page: ConversationTable) -> None:
+        """Append the next page of the same run (read with `conversation_table(offset=len(self))`)."""
+        for name in _COLUMNS:
+            getattr(self, name).extend(getattr(page, name))
+        self.domain = self.domain or page.domain
+
     def replace_row(self, row: int, other: ConversationTable) -> None:
         """Take the summary of `other`'s single row (re-read after an override) into `row`."""
         for name in _COLUMNS:
@@ -171,46 +176,67 @@ def _criterion_test(wanted: str) -> Callable[[str], bool]:
 
 
 def _rows_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[Any]:
-    """Conversations with their stored summaries; unordered (sorting 100,000 rows is cheaper in Python)."""
+    """Conversations with their stored summaries, in the list's order (case, model, repeat, id).
+
+    The order is the `ix_conversations_run_list` index's (0008): SQLite walks it rather than
+    sorting the run, so a page from any offset costs only its own rows and the walk to it.
+    """
     c, s = table_of(ConversationRow), table_of(ConversationSummaryRow)
     query = (
         select(c.c.id, c.c.case_id, c.c.agent, c.c.repeat, c.c.bucket, c.c.conflict, c.c.status, c.c.termination,
                s.c.rules_failed, s.c.judge_mean, s.c.failing, s.c.overridden, s.c.disagree, c.c.domain, c.c.source_id)
         .select_from(c.outerjoin(s, s.c.conversation_id == c.c.id))
         .where(c.c.run_id == run_id)
+        .order_by(c.c.case_id, c.c.agent, c.c.repeat, c.c.id)
     )
     if conversation_ids is not None:
         query = query.where(c.c.id.in_(list(conversation_ids)))
     return query
 
 
-def conversation_table(session: Session, run_id: str, conversation_ids: Sequence[str] | None = None) -> ConversationTable:
-    """The run's conversations (or just the ones named) with their verdict summaries."""
+def conversation_table(session: Session, run_id: str, conversation_ids: Sequence[str] | None = None,
+                       offset: int = 0, limit: int | None = None) -> ConversationTable:
+    """The run's conversations (or just the ones named) with their verdict summaries.
+
+    `offset` and `limit` read one page of the list: the Review screen shows the first page at once
+    and reads the rest behind it (`ConversationTable.extend`).
+    """
+    query = _rows_query(run_id, conversation_ids)
+    if offset:
+        query = query.offset(offset)
+    if limit is not None:
+        query = query.limit(limit)
+    return _table(run_id, list(session.execute(query).all()))
+
+
+def _table(run_id: str, rows: list[Any]) -> ConversationTable:
     table = ConversationTable(run_id)
-    names: dict[str, str] = {}
-    intern = names.setdefault  # one string object per distinct model, bucket, criterion ...
+    if not rows:
+        return table
+    intern = _NAMES.setdefault  # one string object per distinct model, bucket, criterion ...
     criteria = _CriteriaCache(intern)
-    rows = list(session.execute(_rows_query(run_id, conversation_ids)).all())
-    rows.sort(key=itemgetter(1, 2, 3, 0))  # case, model, repeat, id
-    if rows:
-        (ids, case_ids, agents, repeats, buckets, conflicts, statuses, terminations, failed, judged, failing,
-         overridden, disagree, domains, sources) = zip(*rows, strict=True)
-        # column by column: list comprehensions over 100,000 values beat appending row by row
-        table.domain = domains[0]
-        table.ids, table.case_ids = list(ids), list(case_ids)
-        table.agents = [intern(a, a) for a in agents]
-        table.repeats = array("i", repeats)
-        table.buckets = [intern(b, b) for b in (b or "" for b in buckets)]
-        table.conflicts = [intern(c, c) for c in (c or "" for c in conflicts)]
-        table.statuses = [intern(s, s) for s in statuses]
-        table.endings = [intern(e, e) for e in (t or s for t, s in zip(terminations, table.statuses, strict=True))]
-        table.rules_failed = array("i", [-1 if f is None else f for f in failed])
-        table.judge_mean = array("d", [math.nan if j is None else j for j in judged])
-        table.failing = [criteria(f) for f in failing]
-        table.overridden = array("i", [o or 0 for o in overridden])
-        table.disagree = array("i", [d or 0 for d in disagree])
-        table.source_ids = [s or "" for s in sources]
+    (ids, case_ids, agents, repeats, buckets, conflicts, statuses, terminations, failed, judged, failing,
+     overridden, disagree, domains, sources) = zip(*rows, strict=True)
+    # column by column: list comprehensions over 100,000 values beat appending row by row
+    table.domain = domains[0]
+    table.ids, table.case_ids = list(ids), list(case_ids)
+    table.agents = [intern(a, a) for a in agents]
+    table.repeats = array("i", repeats)
+    table.buckets = [intern(b, b) for b in (b or "" for b in buckets)]
+    table.conflicts = [intern(c, c) for c in (c or "" for c in conflicts)]
+    table.statuses = [intern(s, s) for s in statuses]
+    table.endings = [intern(e, e) for e in (t or s for t, s in zip(terminations, table.statuses, strict=True))]
+    table.rules_failed = array("i", [-1 if f is None else f for f in failed])
+    table.judge_mean = array("d", [math.nan if j is None else j for j in judged])
+    table.failing = [criteria(f) for f in failing]
+    table.overridden = array("i", [o or 0 for o in overridden])
+    table.disagree = array("i", [d or 0 for d in disagree])
+    table.source_ids = [s or "" for s in sources]
     return table
+
+
+_NAMES: dict[str, str] = {}
+"""Interned model, bucket, status and criterion names, shared by every page read (a few hundred strings)."""
 
 
 class _CriteriaCache:

@@ -86,7 +86,9 @@ class ConversationRow(Base):
     __table_args__ = (
         Index("ix_conversations_run_agent_bucket", "run_id", "agent", "bucket"),
         Index("ix_conversations_run_status", "run_id", "status"),
-        Index("ix_conversations_run_case", "run_id", "case_id"),
+        # the Review list's order, covering its columns (0008)
+        Index("ix_conversations_run_list", "run_id", "case_id", "agent", "repeat", "id", "bucket", "conflict", "status",
+              "termination", "domain", "source_id"),
     )
 
     id: Mapped[str] = mapped_column(String(80), primary_key=True)

@@ -490,10 +490,12 @@ class Store:
         with self._reading() as session:
             return reviews.overrides(session, run_id, conversation_id)
 
-    def conversation_table(self, run_id: str, conversation_ids: Sequence[str] | None = None) -> browse.ConversationTable:
-        """The Review list of a run (or of some of its conversations): rows with verdict summaries, one query."""
+    def conversation_table(self, run_id: str, conversation_ids: Sequence[str] | None = None,
+                           offset: int = 0, limit: int | None = None) -> browse.ConversationTable:
+        """The Review list of a run (or of some of its conversations, or one page of it): rows with
+        verdict summaries, one query, in the list's order."""
         with self._reading() as session:
-            return browse.conversation_table(session, run_id, conversation_ids)
+            return browse.conversation_table(session, run_id, conversation_ids, offset, limit)
 
     def search_transcripts(self, run_id: str, text: str) -> set[str]:
         """Conversations of a run whose customer or agent messages contain `text`."""
