@@ -4,24 +4,33 @@ Both show the same events and can highlight one of them by `seq` (the event a ve
 Consequential tool calls are marked: `record` tools move money or act outside (refund, reship,
 credit: "$ money-moving") and `write` tools change the customer's record (cancel, address edit:
 "✎ changes a record"), as the domain declares them (DESIGN.md section 3).
+
+Right-click an agent's turn in the transcript: "Replay from here" plays that turn again N times
+(replay_dialog.py), when the view was told whose conversation it shows (`replay_context`).
 """
 
 from __future__ import annotations
 
+import bisect
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTextBrowser, QTreeWidget, QTreeWidgetItem
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QBrush, QColor, QContextMenuEvent
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTextBrowser, QTreeWidget, QTreeWidgetItem
 
+from sage_desk.core.engine.replay import turns_of
 from sage_desk.core.events import Event
 
 HIGHLIGHT = "#fde68a"
 MONEY, CHANGE = "$ money-moving", "✎ changes a record"
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 2
+AGENT_SIDE = ("agent_message", "tool_call", "ticket_tagged", "handover", "ticket_closed")
+REPLAY_TEXT = "Replay from here"
+ReplayContext = Callable[[], tuple[Any, Any] | None]
+"""The (store, ConversationRecord) of the conversation on show, or None when there is none."""
 
 
 def consequence(kind: str) -> str:
@@ -71,6 +80,9 @@ class TranscriptView(QTextBrowser):
         self.kinds: dict[str, str] = {}
         self.highlighted: int | None = None
         self.aliases: dict[int, int] = {}
+        self.anchors: list[tuple[int, int]] = []  # (document position, seq) of each event shown, in order
+        self.replay_context: ReplayContext | None = None
+        self.replay_dialog: Any = None
         self.document().setDocumentMargin(10)
 
     def show_events(self, events: Sequence[Event], tool_kinds: dict[str, str] | None = None) -> None:
@@ -96,6 +108,73 @@ class TranscriptView(QTextBrowser):
         parts = [self._html(e) for e in self.events]
         body = "".join(p for p in parts if p) or "<p style='color:#64748b'>No events recorded.</p>"
         self.setHtml(f"<html><body style='font-size:10pt'>{body}</body></html>")
+        self.anchors = self._anchor_positions()
+
+    def _anchor_positions(self) -> list[tuple[int, int]]:
+        found = []
+        block = self.document().begin()
+        while block.isValid():  # table cells are blocks too, in document order
+            fragments = block.begin()
+            while not fragments.atEnd():
+                fragment = fragments.fragment()
+                found += [(fragment.position(), int(n[1:])) for n in fragment.charFormat().anchorNames() if n[:1] == "e"]
+                fragments += 1
+            block = block.next()
+        return found
+
+    def event_at(self, pos: QPoint) -> Event | None:
+        """The event shown at a point of the viewport (the one whose bubble or line it falls in)."""
+        where = self.cursorForPosition(pos).position()
+        index = bisect.bisect_right([start for start, _seq in self.anchors], where) - 1
+        if index < 0:
+            return None
+        seq = self.anchors[index][1]
+        return next((e for e in self.events if e.seq == seq), None)
+
+    # --- replay from here --------------------------------------------------------------------
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt's name
+        self.context_menu(event.pos()).exec(event.globalPos())
+
+    def context_menu(self, pos: QPoint) -> QMenu:
+        """Copy and Select All, with "Replay from here" on top when the view knows its conversation."""
+        menu = self.createStandardContextMenu(pos)
+        action = self._replay_action(self.event_at(pos), menu)
+        if action is not None:  # the standard menu always has Copy and Select All
+            first = menu.actions()[0]
+            menu.insertAction(first, action)
+            menu.insertSeparator(first)
+        return menu
+
+    def _replay_action(self, event: Event | None, menu: QMenu) -> QAction | None:
+        source = self.replay_context() if self.replay_context is not None else None
+        if source is None:
+            return None
+        if event is None or event.type not in AGENT_SIDE or event.turn not in turns_of(self.events):
+            action = QAction(f"{REPLAY_TEXT} (right-click one of the agent's turns)…", menu)
+            action.setEnabled(False)
+            return action
+        action = QAction(f"{REPLAY_TEXT} (the agent's turn {event.turn})…", menu)
+        action.setObjectName("replayFromHere")
+        action.triggered.connect(lambda _checked=False, turn=event.turn: self.open_replay(turn))
+        return action
+
+    def open_replay(self, turn: int) -> Any:
+        """Open the replay dialog on the conversation on show at the agent's `turn` (None without one)."""
+        from sage_desk.gui.review.replay_dialog import ReplayDialog
+
+        source = self.replay_context() if self.replay_context is not None else None
+        if source is None:
+            return None
+        store, record = source
+        dialog = ReplayDialog(store, record, self.events, turn, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        app = QCoreApplication.instance()
+        if app is not None:  # a replay's thread must end before the application does
+            app.aboutToQuit.connect(dialog.stop)
+        dialog.show()
+        self.replay_dialog = dialog
+        return dialog
 
     def _html(self, event: Event) -> str:
         if event.seq in self.aliases:
