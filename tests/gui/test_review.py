@@ -66,6 +66,7 @@ def make_screen(qtbot, store):
     qtbot.waitExposed(screen)
     screen.activateWindow()
     screen.list.setFocus()
+    screen.override.author.setText("tester")  # a name for the labels: saving would ask for one (test_reviewer_name.py)
     return screen
 
 

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from sage_desk.core.errors import SageError
 from sage_desk.core.store.browse import empty_table
 from sage_desk.core.store.records import OverrideRecord
+from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, ask_reviewer_name, current_name, profile_signals
 from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.review.compare import CompareDialog, compare_options
 from sage_desk.gui.review.detail import ConversationDetail, DetailLoader
@@ -92,6 +93,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.slots = SlotsPanel(author=lambda: self.override.author.text())  # imported conversations only
         self.route = PathView()
         self.splitters: dict[str, QSplitter] = {}
+        self.name_dialog: ReviewerDialog | None = None  # open while the reviewer is asked their name
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_DELAY_MS)
@@ -191,6 +193,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.workspace.runs_changed.connect(self._on_runs_written)
         self.workspace.verdicts_changed.connect(self._on_verdicts_written)
         self.workspace.run_chosen.connect(self._on_run_chosen_elsewhere)
+        profile_signals().changed.connect(self._on_reviewer_named)
 
     def menus(self) -> dict[str, list[QAction | None]]:
         """The Review menu of the main window."""
@@ -467,6 +470,39 @@ class ReviewScreen(OverrideLoop, QWidget):
     def show_shortcuts(self):
         """The dialog listing the Review keys."""
         return shortcuts_dialog(self)
+
+    # --- the reviewer's name ---------------------------------------------------------------
+
+    def save_and_next(self) -> None:
+        """Save the keyed values and move on; asks the reviewer's name first when labels would carry none."""
+        if self.detail is not None and self.verdict_model.pending and not self.reviewer_known(super().save_and_next):
+            return
+        super().save_and_next()
+
+    def reviewer(self) -> str:
+        """The name labels are saved under: the Author field, else the reviewer profile ("" when neither)."""
+        return self.override.author.text().strip() or current_name()
+
+    def reviewer_known(self, then: Any = None) -> bool:
+        """Whether labels have a name to carry; if not, ask for it (`then()` runs once it is chosen)."""
+        name = self.reviewer()
+        if name:
+            if not self.override.author.text().strip():
+                self.override.author.setText(name)
+            return True
+        if self.name_dialog is None:
+            self.name_dialog = ask_reviewer_name(self, "Who is labelling? Choose the name your labels carry.",
+                                                 then=lambda _name: then() if then is not None else None)
+            self.name_dialog.finished.connect(self._on_name_dialog_closed)
+        return False
+
+    def _on_name_dialog_closed(self, result: int) -> None:
+        self.name_dialog = None
+        if not result:
+            self.message.emit("Not saved: labels need a reviewer name (File > Reviewer Name…)")
+
+    def _on_reviewer_named(self, name: str) -> None:
+        self.override.author.setText(name)
 
     # --- imported conversations: a reviewer sets a slot (slots.py) -------------------------
 
