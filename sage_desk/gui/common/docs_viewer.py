@@ -53,8 +53,10 @@ class DocsViewer(QDialog):
         self.pages = doc_pages(self.folder) if self.folder.is_dir() else []
         self.setWindowTitle("SAGE Desk documentation")
         self.setObjectName("docsViewer")
-        self.contents = QListWidget(objectName="docsContents")
-        self.browser = QTextBrowser(objectName="docsPage")
+        self.contents = QListWidget()
+        self.contents.setObjectName("docsContents")
+        self.browser = QTextBrowser()
+        self.browser.setObjectName("docsPage")
         self.browser.setOpenExternalLinks(True)  # http(s) links go to the browser
         self.browser.setSearchPaths([str(self.folder)])
         self.browser.sourceChanged.connect(self._on_source_changed)
@@ -84,7 +86,9 @@ class DocsViewer(QDialog):
         bar = QHBoxLayout()
         bar.addWidget(back)
         bar.addStretch(1)
-        bar.addWidget(QLabel(str(self.folder), objectName="hint"))
+        where = QLabel(str(self.folder))
+        where.setObjectName("hint")
+        bar.addWidget(where)
         bar.addWidget(folder)
         splitter = QSplitter()
         splitter.addWidget(self.contents)

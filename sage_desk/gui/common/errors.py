@@ -55,7 +55,13 @@ class ErrorNotifier(QObject):
     def install(self) -> None:
         """Route uncaught exceptions of the GUI thread and of Python threads here."""
         sys.excepthook = self.excepthook
-        threading.excepthook = lambda args: self.excepthook(args.exc_type, args.exc_value, args.exc_traceback)
+        threading.excepthook = self._thread_excepthook
+
+    def _thread_excepthook(self, args: threading.ExceptHookArgs) -> None:
+        if args.exc_value is None:  # nothing to report but the type: let Python print it
+            threading.__excepthook__(args)
+            return
+        self.excepthook(args.exc_type, args.exc_value, args.exc_traceback)
 
     def uninstall(self) -> None:
         """Give the hooks back."""

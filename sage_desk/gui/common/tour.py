@@ -83,13 +83,23 @@ class TourCard(QWidget):
         self.show_step(0)
 
     def _build(self) -> None:
-        self.counter = QLabel(objectName="tourCounter")
-        self.heading = QLabel(objectName="tourTitle")
-        self.welcome = QLabel(WELCOME, objectName="tourWelcome", wordWrap=True)
-        self.body = QLabel(objectName="tourText", wordWrap=True)
-        self.skip_button = QPushButton("Skip tour", objectName="tourSkip")
+        self.counter = QLabel()
+        self.heading = QLabel()
+        self.welcome = QLabel(WELCOME, wordWrap=True)
+        self.body = QLabel(wordWrap=True)
+        self.skip_button = QPushButton("Skip tour")
         self.back_button = QPushButton("Back")
-        self.next_button = QPushButton("Next", objectName="tourNext")
+        self.next_button = QPushButton("Next")
+        # the stylesheet finds these by name (the stubs take no objectName= in the constructors)
+        for widget, name in (
+            (self.counter, "tourCounter"),
+            (self.heading, "tourTitle"),
+            (self.welcome, "tourWelcome"),
+            (self.body, "tourText"),
+            (self.skip_button, "tourSkip"),
+            (self.next_button, "tourNext"),
+        ):
+            widget.setObjectName(name)
         self.next_button.setDefault(True)
         self.skip_button.clicked.connect(self.finish)
         self.back_button.clicked.connect(self.back)
@@ -207,7 +217,7 @@ class TourCard(QWidget):
 class _TourStarter(QObject):
     """Keeps the running tour of a window, so Help > Take the Tour never opens two."""
 
-    def __init__(self, window):
+    def __init__(self, window: QObject):
         super().__init__(window)
         self.card: TourCard | None = None
 

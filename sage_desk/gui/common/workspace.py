@@ -15,7 +15,7 @@ from __future__ import annotations
 import shutil
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from sage_desk.core.errors import SageError
 from sage_desk.core.locations import sample_runs_dir
@@ -100,6 +100,16 @@ class StoreScreen:
     reads again on show when a workspace signal marked it stale while hidden. The screen provides
     `workspace`, `store` (None until opened), `_stale`, `notifier`, a `message` signal and `refresh()`.
     """
+
+    workspace: Workspace
+    store: Any
+    _stale: bool
+    notifier: Any
+    message: SignalInstance
+
+    def refresh(self) -> None:
+        """Read the screen's data again from the store."""
+        raise NotImplementedError
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
         super().showEvent(event)  # type: ignore[misc]
