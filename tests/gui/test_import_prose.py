@@ -36,8 +36,8 @@ def dialog(qtbot, editor, fake_openai, tmp_path: Path, monkeypatch: pytest.Monke
     found.api_base_edit.setText(fake_openai.base_url)
     yield found
     if found.is_drafting():
-        found.thread.cancel()
-        found.thread.wait(5000)
+        found._worker.cancel()
+        found._worker.wait(5000)
 
 
 def _draft(qtbot, dialog: ImportProseDialog, signal: str = "drafted") -> None:
@@ -90,7 +90,7 @@ def test_a_draft_that_never_validates_is_shown_and_nothing_opens(qtbot, editor, 
     fake_openai.script = fake_model(invalid_draft())
     nodes = [n.id for n in editor.doc.graph.nodes]
     qtbot.mouseClick(dialog.draft_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not dialog.is_drafting() and dialog.thread is None, timeout=30000)
+    qtbot.waitUntil(lambda: not dialog.is_drafting() and dialog._worker is None, timeout=30000)
     assert len(fake_openai.requests) == 3
     assert dialog.isVisible() and dialog.errors.isVisible()
     assert "value 'no' of 'Delivered' is not covered by any edge" in dialog.errors.toPlainText()
@@ -105,7 +105,7 @@ def test_stop_cancels_the_request_in_flight(qtbot, editor, dialog, fake_openai) 
     assert fake_openai.wait_for_requests(1)
     assert dialog.cancel_button.text() == "Stop" and not dialog.draft_button.isEnabled()
     qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.thread is None, timeout=5000)
+    qtbot.waitUntil(lambda: dialog._worker is None, timeout=5000)
     assert dialog.status.text() == "Drafting stopped; nothing was opened."
     assert dialog.isVisible() and dialog.draft_button.isEnabled() and editor.path is not None
 

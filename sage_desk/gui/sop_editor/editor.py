@@ -7,6 +7,7 @@ enumeration run in core a moment after the last edit, so typing and dragging sta
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QMimeData, QPointF, QSettings, Qt, QTimer, Signal
@@ -130,7 +131,7 @@ class SopEditor(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.main_split)
 
-    def _action(self, text: str, slot, shortcuts: list[QKeySequence | str] = (), tip: str = "") -> QAction:
+    def _action(self, text: str, slot, shortcuts: Sequence[QKeySequence | str] = (), tip: str = "") -> QAction:
         action = QAction(text, self)
         action.setShortcuts([QKeySequence(s) for s in shortcuts])
         action.setStatusTip(tip or text)

@@ -68,7 +68,7 @@ class ImportProseDialog(QDialog):
         self.setObjectName("importProseDialog")
         self.settings = settings if settings is not None else open_settings()
         self.client = client
-        self.thread: DraftThread | None = None
+        self._worker: DraftThread | None = None
         self.domain: DomainContext | None = None
         self.source_name = ""
         self._build(default_domain)
@@ -204,16 +204,16 @@ class ImportProseDialog(QDialog):
         self.settings.setValue("import_prose/api_base", self.api_base_edit.text().strip())
         self.errors.hide()
         self.domain = domain
-        self.thread = DraftThread(self.text_edit.toPlainText(), domain, self.options(), client=self.client, parent=self)
-        self.thread.progressed.connect(self._on_progress)
-        self.thread.ended.connect(self._on_ended)
+        self._worker = DraftThread(self.text_edit.toPlainText(), domain, self.options(), client=self.client, parent=self)
+        self._worker.progressed.connect(self._on_progress)
+        self._worker.ended.connect(self._on_ended)
         self._set_busy(True)
         self.status.setText("Sending the SOP to the model…")
-        self.thread.start()
+        self._worker.start()
 
     def is_drafting(self) -> bool:
         """Whether a draft is on its way."""
-        return self.thread is not None and self.thread.isRunning()
+        return self._worker is not None and self._worker.isRunning()
 
     def _set_busy(self, busy: bool) -> None:
         for widget in (self.text_edit, self.open_button, self.domain_combo, self.model_edit, self.api_base_edit, self.draft_button):
@@ -229,10 +229,10 @@ class ImportProseDialog(QDialog):
         self.status.setText(progress.message)
 
     def _on_ended(self, outcome: DraftOutcome) -> None:
-        if self.thread is not None:
-            self.thread.wait()
-            self.thread.deleteLater()
-            self.thread = None
+        if self._worker is not None:
+            self._worker.wait()
+            self._worker.deleteLater()
+            self._worker = None
         self._set_busy(False)
         if outcome.cancelled:
             self.status.setText("Drafting stopped; nothing was opened.")
@@ -251,16 +251,16 @@ class ImportProseDialog(QDialog):
 
     def reject(self) -> None:
         """Cancel: while drafting, stop the draft (the dialog stays); otherwise close."""
-        if self.is_drafting():
+        if self._worker is not None and self.is_drafting():
             self.status.setText("Stopping…")
-            self.thread.cancel()
+            self._worker.cancel()
             return
         super().reject()
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
-        if self.is_drafting():
-            self.thread.cancel()
-            self.thread.wait(10_000)
+        if self._worker is not None and self.is_drafting():
+            self._worker.cancel()
+            self._worker.wait(10_000)
         super().closeEvent(event)
 
 

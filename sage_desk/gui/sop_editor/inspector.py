@@ -8,6 +8,7 @@ values again after every change, so an undo shows up here too.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -40,13 +41,20 @@ class CommitTextEdit(QPlainTextEdit):
         self.committed.emit(self.toPlainText())
 
 
-def _combo(editable: bool, items: list[str] = ()) -> QComboBox:
+def _combo(editable: bool, items: Sequence[str] = ()) -> QComboBox:
     combo = QComboBox()
     combo.setEditable(editable)
     combo.addItems(list(items))
     if editable:
         combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
     return combo
+
+
+def _editor(combo: QComboBox) -> QLineEdit:
+    """The line edit of an editable combo box (only a non-editable one has none)."""
+    editor = combo.lineEdit()
+    assert editor is not None, "the combo box is not editable"
+    return editor
 
 
 def _set_combo(combo: QComboBox, items: list[str], value: str) -> None:
@@ -133,16 +141,16 @@ class NodeForm(QWidget):
     def _connect(self) -> None:
         self.id_edit.editingFinished.connect(lambda: self._commit(id=self.id_edit.text().strip()))
         self.label_edit.editingFinished.connect(lambda: self._commit(label=self.label_edit.text()))
-        self.field_combo.lineEdit().editingFinished.connect(lambda: self._commit(field=self.field_combo.currentText().strip() or None))
+        _editor(self.field_combo).editingFinished.connect(lambda: self._commit(field=self.field_combo.currentText().strip() or None))
         self.field_combo.activated.connect(lambda _i: self._commit(field=self.field_combo.currentText().strip() or None))
         self.source_combo.activated.connect(lambda _i: self._commit_field())
         self.values_edit.editingFinished.connect(self._commit_field)
         self.step_combo.activated.connect(lambda _i: self._show_step())
-        self.tool_combo.lineEdit().editingFinished.connect(self._commit_tool)
+        _editor(self.tool_combo).editingFinished.connect(self._commit_tool)
         self.tool_combo.activated.connect(lambda _i: self._commit_tool())
         self.args_edit.committed.connect(lambda text: self._commit(args=parse_args(text)))
         self.say_edit.committed.connect(lambda text: self._commit(say=text.strip() or None, tool=None, args={}))
-        self.outcome_combo.lineEdit().editingFinished.connect(lambda: self._commit(outcome=self.outcome_combo.currentText().strip() or None))
+        _editor(self.outcome_combo).editingFinished.connect(lambda: self._commit(outcome=self.outcome_combo.currentText().strip() or None))
         self.outcome_combo.activated.connect(lambda _i: self._commit(outcome=self.outcome_combo.currentText().strip() or None))
         self.note_edit.committed.connect(lambda text: self._commit(note=text))
 
@@ -227,7 +235,7 @@ class EdgeForm(QWidget):
         self.ends = QLabel()
         self.field = QLabel()
         self.when_combo = _combo(True)
-        self.when_combo.lineEdit().setPlaceholderText("value (several: a, b)")
+        _editor(self.when_combo).setPlaceholderText("value (several: a, b)")
         hint = QLabel("Edges leaving a decision carry the value(s) of its field that select them.")
         hint.setWordWrap(True)
         hint.setObjectName("hint")
@@ -235,7 +243,7 @@ class EdgeForm(QWidget):
         form.addRow("Field", self.field)
         form.addRow("When", self.when_combo)
         form.addRow(hint)
-        self.when_combo.lineEdit().editingFinished.connect(self._commit)
+        _editor(self.when_combo).editingFinished.connect(self._commit)
         self.when_combo.activated.connect(lambda _i: self._commit())
 
     def show_edge(self, key: EdgeKey) -> None:

@@ -6,7 +6,7 @@ minimap says where that part is, and a click or drag on it moves the canvas ther
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt, QTimer
+from PySide6.QtCore import QRect, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import QFrame, QGraphicsView
 
@@ -69,7 +69,7 @@ class Minimap(QGraphicsView):
         self.setVisible(not rect.isEmpty() and not visible.contains(rect))
         self.viewport().update()
 
-    def drawForeground(self, painter: QPainter, _rect: QRectF) -> None:  # noqa: N802 (Qt API)
+    def drawForeground(self, painter: QPainter, _rect: QRectF | QRect) -> None:  # noqa: N802 (Qt API)
         visible = self.main.mapToScene(self.main.viewport().rect()).boundingRect()
         pen = QPen(OUTLINE, 2)
         pen.setCosmetic(True)

@@ -7,6 +7,8 @@ editor turns them into undo commands, which call the document, whose signals upd
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsScene, QGraphicsSceneDragDropEvent, QGraphicsSceneMouseEvent
@@ -118,7 +120,7 @@ class GraphScene(QGraphicsScene):
         """Keys of the selected edges."""
         return [i.key for i in self.selectedItems() if isinstance(i, EdgeItem)]
 
-    def select_only(self, node_ids: list[str], edge_keys: list[EdgeKey] = ()) -> None:
+    def select_only(self, node_ids: Sequence[str], edge_keys: Sequence[EdgeKey] = ()) -> None:
         """Select exactly these nodes and edges."""
         self.clearSelection()
         for node_id in node_ids:

@@ -20,7 +20,7 @@ HIGHLIGHT = QColor("#fde68a")
 class SourcePanel(QWidget):
     """The SOP text a draft came from, with the selected node's sentence highlighted."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("sourcePanel")
         self.text = ""

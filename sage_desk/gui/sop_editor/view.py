@@ -19,6 +19,7 @@ class GraphView(QGraphicsView):
 
     def __init__(self, scene: GraphScene, parent=None):
         super().__init__(scene, parent)
+        self.graph_scene = scene  # scene() is typed as a plain QGraphicsScene; this one has the nodes
         self.setObjectName("canvas")
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
@@ -43,7 +44,7 @@ class GraphView(QGraphicsView):
 
     def fit(self) -> None:
         """Show the whole graph (or the empty middle of the canvas)."""
-        scene = self.scene()
+        scene = self.graph_scene
         rect = scene.itemsBoundingRect() if scene.nodes else QRectF(-300, -200, 600, 400)
         self.fitInView(rect.adjusted(-40, -40, 40, 40), Qt.AspectRatioMode.KeepAspectRatio)
         if self.zoom() > 1.25:
@@ -55,9 +56,9 @@ class GraphView(QGraphicsView):
     def open_view(self) -> None:
         """How a graph first shows: whole when that is readable, else from its start at a readable zoom (the minimap has the rest)."""
         self.fit()
-        if self.zoom() >= READABLE_ZOOM or not self.scene().nodes:
+        if self.zoom() >= READABLE_ZOOM or not self.graph_scene.nodes:
             return
-        rect = self.scene().itemsBoundingRect()
+        rect = self.graph_scene.itemsBoundingRect()
         self.resetTransform()
         self.scale(READABLE_ZOOM, READABLE_ZOOM)
         top = rect.top() + self.viewport().height() / (2 * READABLE_ZOOM) - 20
@@ -66,7 +67,7 @@ class GraphView(QGraphicsView):
 
     def show_nodes(self, node_ids: list[str]) -> None:
         """Bring these nodes (a path) into view: all of them if that is readable, else from the first at a readable zoom."""
-        items = [self.scene().nodes[n] for n in node_ids if n in self.scene().nodes]
+        items = [self.graph_scene.nodes[n] for n in node_ids if n in self.graph_scene.nodes]
         if not items:
             return
         rect = items[0].sceneBoundingRect()
@@ -92,7 +93,7 @@ class GraphView(QGraphicsView):
 
     def center_on_node(self, node_id: str) -> None:
         """Scroll so the node is visible."""
-        item = self.scene().nodes.get(node_id)
+        item = self.graph_scene.nodes.get(node_id)
         if item is not None:
             self.ensureVisible(item, 80, 80)
 
