@@ -139,7 +139,7 @@ def test_calibrate_runs_in_the_background_and_shows_before_and_after(qtbot, scre
     screen.panel.progress.valueChanged.connect(progress.append)
     assert screen.start_calibration()
     assert screen.panel.cancel.isVisible() and not screen.panel.start.isEnabled()
-    qtbot.waitUntil(lambda: screen.thread is None, timeout=30000)
+    qtbot.waitUntil(lambda: screen._worker is None, timeout=30000)
     assert screen.results.rowCount() == 1 and screen.tabs.currentIndex() == 1
     cells = row_texts(screen.results, 0)
     assert cells[0] == "empathy" and cells[2].endswith("→ 100%") and cells[3].endswith("→ +1.00")
@@ -160,7 +160,7 @@ def test_cancel_stops_a_calibration(qtbot, screen, store, fake_openai, monkeypat
     assert screen.start_calibration()
     assert fake_openai.wait_for_requests(1, timeout=10)
     screen.cancel_calibration()
-    qtbot.waitUntil(lambda: screen.thread is None, timeout=10000)
+    qtbot.waitUntil(lambda: screen._worker is None, timeout=10000)
     assert messages[-1] == "Calibration cancelled" and screen.results.rowCount() == 0
 
 
@@ -187,7 +187,7 @@ def test_calibrating_against_a_dead_endpoint_reports_the_error(qtbot, screen, st
     messages = []
     screen.message.connect(messages.append)
     assert screen.start_calibration()
-    qtbot.waitUntil(lambda: screen.thread is None, timeout=15_000)  # one probe, not minutes of retries
+    qtbot.waitUntil(lambda: screen._worker is None, timeout=15_000)  # one probe, not minutes of retries
     assert messages[-1].startswith(f"Calibration failed: openai/fake-judge at {dead} does not answer")
     assert "Cannot connect" in messages[-1] and screen.results.rowCount() == 0
 
@@ -203,6 +203,6 @@ def test_a_judge_that_answers_nothing_usable_is_a_failed_calibration(qtbot, scre
     messages = []
     screen.message.connect(messages.append)
     assert screen.start_calibration()
-    qtbot.waitUntil(lambda: screen.thread is None, timeout=30_000)
+    qtbot.waitUntil(lambda: screen._worker is None, timeout=30_000)
     assert messages[-1].startswith("Calibration failed: openai/fake-judge answered none of")
     assert "answered none" in screen.results_summary.text() and screen.results.rowCount() == 0

@@ -41,7 +41,9 @@ class CalibratePanel(QWidget):
         self.model.setEditable(True)
         self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.model.setMinimumContentsLength(14)
-        self.model.lineEdit().setPlaceholderText(f"e.g. {MODEL_HINT}")
+        editor = self.model.lineEdit()
+        assert editor is not None  # an editable combo box has one
+        editor.setPlaceholderText(f"e.g. {MODEL_HINT}")
         self.model.setToolTip("Any litellm model: openai/…, anthropic/…, ollama/…; keys come from Settings or the environment")
         self.api_base = QLineEdit()
         self.api_base.setPlaceholderText("optional, e.g. http://localhost:11434/v1")

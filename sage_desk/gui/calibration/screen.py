@@ -87,7 +87,7 @@ class CalibrationScreen(StoreScreen, QWidget):
         self.notifier = notifier
         self.store: Any = None
         self.report: CalibrationReport | None = None
-        self.thread: CalibrateThread | None = None
+        self._worker: CalibrateThread | None = None
         self._stale = False
         self.runs = QComboBox()
         self.judges = QComboBox()
@@ -389,16 +389,16 @@ class CalibrationScreen(StoreScreen, QWidget):
         """Start calibrating the model in the form on a background thread; False when it cannot start."""
         run_id = self.current_run()
         problem = self.panel.problem() or (None if self.report and self.report.labels else "No human labels to calibrate on.")
-        if self.thread is not None or not run_id or problem:
+        if self._worker is not None or not run_id or problem:
             if problem:
                 self.message.emit(problem)
             return False
-        self.thread = CalibrateThread(self.store, run_id, self.panel.model_name(), parent=self, **self.panel.options())
-        self.thread.progressed.connect(self.panel.set_progress)
-        self.thread.ended.connect(self._on_calibrated)
+        self._worker = CalibrateThread(self.store, run_id, self.panel.model_name(), parent=self, **self.panel.options())
+        self._worker.progressed.connect(self.panel.set_progress)
+        self._worker.ended.connect(self._on_calibrated)
         self.panel.set_busy(True)
         self.message.emit(f"Calibrating {self.panel.model_name()} on run {run_id}…")
-        self.thread.start()
+        self._worker.start()
         return True
 
     def _sync_calibrate_action(self, *_args: Any) -> None:
@@ -407,11 +407,11 @@ class CalibrationScreen(StoreScreen, QWidget):
 
     def cancel_calibration(self) -> None:
         """Stop a running calibration."""
-        if self.thread is not None:
-            self.thread.cancel()
+        if self._worker is not None:
+            self._worker.cancel()
 
     def _on_calibrated(self, outcome: CalibrateOutcome) -> None:
-        thread, self.thread = self.thread, None
+        thread, self._worker = self._worker, None
         if thread is not None:
             thread.wait()
             thread.deleteLater()
@@ -454,9 +454,9 @@ class CalibrationScreen(StoreScreen, QWidget):
 
     def can_close(self) -> bool:
         """A running calibration is cancelled (its calls too) before the window closes."""
-        if self.thread is not None:
-            self.thread.cancel()
-            self.thread.wait(15000)
+        if self._worker is not None:
+            self._worker.cancel()
+            self._worker.wait(15000)
         return True
 
     # --- export and state -------------------------------------------------------------------
@@ -465,11 +465,14 @@ class CalibrationScreen(StoreScreen, QWidget):
         """Write the run's labelled items as a calibration set; returns how many."""
         from sage_desk.core.export.calibration import write_calibration_set
 
+        run_id = self.current_run()
+        if run_id is None:
+            raise SageError("Choose a run to export its calibration set")
         target = Path(path)
         fmt = fmt or ("csv" if target.suffix.lower() == ".csv" else "jsonl")
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # a few seconds for thousands of labels
         try:
-            count = write_calibration_set(self.store, self.current_run(), target, fmt)
+            count = write_calibration_set(self.store, run_id, target, fmt)
         finally:
             QGuiApplication.restoreOverrideCursor()
         self.message.emit(f"Wrote {count} labelled item(s) to {target}")
@@ -499,5 +502,5 @@ class CalibrationScreen(StoreScreen, QWidget):
         """Fill the Calibrate form as it was left."""
         self.panel.model.setCurrentText(str(settings.value("calibration/model", "") or ""))
         self.panel.api_base.setText(str(settings.value("calibration/api_base", "") or ""))
-        self.panel.per_class.setValue(int(settings.value("calibration/per_class", 2) or 2))
+        self.panel.per_class.setValue(int(str(settings.value("calibration/per_class", 2) or 2)))
 
