@@ -95,7 +95,7 @@ class SlotsPanel(QWidget):
         self.author = author
         self.store: Any = None
         self.conversation_id: str | None = None
-        self.thread: SlotThread | None = None
+        self._worker: SlotThread | None = None
         app = QCoreApplication.instance()
         if app is not None:  # a slot being set is one short write: let it land rather than kill its thread
             app.aboutToQuit.connect(self.wait)
@@ -254,7 +254,7 @@ class SlotsPanel(QWidget):
         """Set a slot as choosing it in its combo box does; False when it cannot start."""
         combo = self.combos.get(field_name)
         index = combo.findData(value) if combo is not None else -1
-        if index < 0:
+        if combo is None or index < 0:
             return False
         combo.setCurrentIndex(index)
         return self._on_chosen(field_name, index)
@@ -264,16 +264,16 @@ class SlotsPanel(QWidget):
         if self.conversation_id is None or self.store is None or value is None or self.is_setting():
             return False
         author = self.author().strip() or default_author() or "reviewer"
-        self.thread = SlotThread(self.store, self.conversation_id, field_name, value, author, parent=self)
-        self.thread.ended.connect(lambda outcome, c=self.conversation_id, f=field_name, v=value: self._on_ended(outcome, c, f, v))
+        self._worker = SlotThread(self.store, self.conversation_id, field_name, value, author, parent=self)
+        self._worker.ended.connect(lambda outcome, c=self.conversation_id, f=field_name, v=value: self._on_ended(outcome, c, f, v))
         self.set_busy(True)
         self.note.setText(f"Setting {field_name} = {value} and re-running the rules…")
-        self.thread.start()
+        self._worker.start()
         return True
 
     def is_setting(self) -> bool:
         """Whether a slot is being set."""
-        return self.thread is not None and self.thread.isRunning()
+        return self._worker is not None and self._worker.isRunning()
 
     def set_busy(self, busy: bool) -> None:
         """Lock the combo boxes while a slot is being set."""
@@ -281,10 +281,10 @@ class SlotsPanel(QWidget):
             combo.setEnabled(not busy)
 
     def _on_ended(self, outcome: Outcome, conversation_id: str, field_name: str, value: str) -> None:
-        if self.thread is not None:
-            self.thread.wait()
-            self.thread.deleteLater()
-            self.thread = None
+        if self._worker is not None:
+            self._worker.wait()
+            self._worker.deleteLater()
+            self._worker = None
         self.set_busy(False)
         if outcome.error is not None:
             self.note.setText(f"{field_name} was not set: {outcome.error}")
@@ -297,6 +297,6 @@ class SlotsPanel(QWidget):
 
     def wait(self) -> None:
         """Let a slot being set finish (before the panel goes)."""
-        if self.thread is not None:
-            self.thread.wait()
+        if self._worker is not None:
+            self._worker.wait()
 
