@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from sage_desk.cli._common import OK, PROBLEMS, USAGE, fail
 from sage_desk.cli._store import add_db_option, open_store, pick_run
 from sage_desk.core.errors import SageError
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +33,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
-def _list(store: object, run_id: str, fmt: str) -> int:
+def _list(store: Store, run_id: str, fmt: str) -> int:
     from sage_desk.core.calibration.human_agreement import run_agreement
 
     found = [d for d in run_agreement(store, run_id).disagreements() if d.adjudicated is None]

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from sage_desk.core.sop.model import NodeKind
 from sage_desk.gui.main_window import MainWindow
+from sage_desk.gui.sop_editor.editor import SopEditor
 
 
 def _settle(screen: object = None, timeout_s: float = 20.0) -> None:
@@ -42,6 +43,7 @@ def take_screenshots(window: MainWindow, out_dir: Path, size: tuple[int, int]) -
 def _editor_shots(window: MainWindow, out_dir: Path, number: int) -> list[Path]:
     """The editor twice: as a graph opens, with a decision selected in the inspector; then one path highlighted."""
     editor = window.screen("sop-editor")
+    assert isinstance(editor, SopEditor)
     editor.view.open_view()
     decision = next((n.id for n in editor.doc.graph.nodes if n.kind == NodeKind.DECISION), None)
     if decision:

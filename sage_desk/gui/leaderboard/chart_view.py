@@ -39,7 +39,8 @@ def svg_to_image(svg: str, scale: float = PNG_SCALE) -> QImage:
 def save_png(svg: str, path: str | Path, scale: float = PNG_SCALE) -> Path:
     """Render the chart through QSvgRenderer into a PNG file."""
     target = Path(path)
-    if not svg_to_image(svg, scale).save(str(target), "PNG"):
+    # the stubs want the format as bytes, but PySide6 raises ValueError on b"PNG" and takes "PNG"
+    if not svg_to_image(svg, scale).save(str(target), "PNG"):  # type: ignore[call-overload]
         raise OSError(f"could not write {target}")
     return target
 
