@@ -478,8 +478,8 @@ def test_saving_waits_for_the_store_off_the_gui_thread(qtbot, screen, store, mon
     import threading
 
     release = threading.Event()
-    original = store.add_override
-    monkeypatch.setattr(store, "add_override", lambda *a, **k: (release.wait(10), original(*a, **k))[1])
+    original = store.add_overrides
+    monkeypatch.setattr(store, "add_overrides", lambda *a, **k: (release.wait(10), original(*a, **k))[1])
     cid = screen.detail.id
     select_verdict(screen, "outcome")
     screen.list.setFocus()

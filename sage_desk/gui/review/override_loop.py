@@ -1,5 +1,12 @@
-"""Review's override loop: key a value on a verdict, Enter saves every keyed value as overrides
-(append-only, on a thread) and moves on; what a save brings back updates the row and the verdicts.
+"""Review's override loop: key a value (and failure-mode tags) on a verdict; Enter saves every keyed
+value of the conversation as overrides in one all-or-nothing call, on a thread, and moves on; what
+a save brings back updates the row and the verdicts.
+
+A save the store refuses saves nothing (`Store.add_overrides` is one transaction) and loses
+nothing: its values, tags, reason and corrected reply go back on screen, keyed again and unsaved,
+beside the error. When the reviewer has already moved on, the screen goes back to that
+conversation, unless values are keyed on the one on show; then they come back when the reviewer
+opens it again.
 
 A mixin of `ReviewScreen`: it reads the screen's verdict model, override panel, list model,
 workspace and `message` signal, and keeps the saves on their way in `_saves`.
@@ -12,8 +19,9 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox
 
-from sage_desk.gui.review.saving import Saved, SaveThread
-from sage_desk.gui.review.verdict_model import keys_for, value_for_key
+from sage_desk.core.store.reviews import NewOverride
+from sage_desk.gui.review.saving import Saved, SaveThread, new_overrides
+from sage_desk.gui.review.verdict_model import HumanValue, keys_for, value_for_key
 
 
 class OverrideLoop:
@@ -30,7 +38,22 @@ class OverrideLoop:
         if key and value is None:
             self.message.emit(f"Key {key.upper()} does not fit {verdict.criterion}: {keys_for(verdict)}")
             return
+        if value is None:
+            self.override.set_tags(verdict.id, ())
         self.verdict_model.set_pending(row, value)
+        self.override.set_pending_count(len(self.verdict_model.pending))
+
+    def _on_tags(self, tags: tuple[str, ...]) -> None:
+        """Tags ticked on a verdict with no keyed value label it with its current value (the reviewer agrees)."""
+        row = self.selected_verdict_row()
+        verdict = self.verdict_model.verdict(row)
+        if verdict is None or not tags or verdict.id in self.verdict_model.pending:
+            return
+        if verdict.unscored or (verdict.passed is None and verdict.score is None):
+            self.override.set_tags(verdict.id, ())
+            self.message.emit(f"Key a value for {verdict.criterion} first ({keys_for(verdict)}), then tag it")
+            return
+        self.verdict_model.set_pending(row, HumanValue(verdict.passed, verdict.score))
         self.override.set_pending_count(len(self.verdict_model.pending))
 
     def _on_enter(self) -> None:
@@ -41,24 +64,31 @@ class OverrideLoop:
 
     def save_and_next(self) -> None:
         """Save every keyed value of this conversation as overrides, then go to the next conversation."""
+        if self.detail is not None and not self.verdict_model.pending and self.override.reply_text():
+            self.message.emit("A corrected reply is saved with a label: key a value (P/X or 1-5) first")
+            return
         if self.detail is not None and self.verdict_model.pending:
-            if not self.save():
-                return
+            self.save()
         self._focus_list()
         self.move(1)
 
     def save(self) -> bool:
-        """Append the keyed values as overrides, on a thread (the store may wait on a run's writes)."""
+        """Append the keyed values as overrides in one call, on a thread (the store may wait on a run's writes)."""
         items = self.verdict_model.pending_items()
         if self.detail is None or not items:
             return True
-        reason, author = self.override.reason.text().strip(), self.override.author.text().strip()
-        thread = SaveThread(self.store, self.detail.id, self.detail.record.run_id, items, reason, author, parent=self)
+        panel = self.override
+        tags = {verdict.id: panel.tags_of(verdict.id) for verdict, _ in items}
+        news = new_overrides(self.detail.id, items, tags, panel.reason.text().strip(), panel.reply_text(),
+                             panel.author.text().strip())
+        thread = SaveThread(self.store, self.detail.record.run_id, items, news, parent=self)
         thread.ended.connect(lambda outcome, t=thread: self._on_saved(t, outcome))
         self._saves.append(thread)
         self.verdict_model.pending.clear()
-        self.override.reason.clear()
-        self.override.set_pending_count(0)
+        panel.reason.clear()
+        panel.clear_reply()
+        panel.clear_tags()
+        panel.set_pending_count(0)
         self.message.emit(f"Saving {len(items)} override(s) on {self.detail.id}…")
         thread.start()
         return True
@@ -69,11 +99,53 @@ class OverrideLoop:
         thread.wait()
         thread.deleteLater()
         if outcome.error is not None:
-            what = ", ".join(f"{v.criterion} → {value.text()}" for v, value in thread.items)
-            self._report(f"Could not save the override(s) on {thread.conversation_id} ({what}); key them again",
-                         outcome.error)
+            self._on_save_failed(thread, outcome.error)
         elif outcome.result is not None:
             self._after_save(outcome.result)
+
+    def _on_save_failed(self, thread: SaveThread, error: BaseException) -> None:
+        """Nothing was saved: put the values back on screen, unsaved, and say why."""
+        cid = thread.conversation_id
+        self._failed_saves()[cid] = thread.overrides
+        here = self.detail is not None and self.detail.id == cid
+        if here:
+            self._restore_failed()
+        elif not self.verdict_model.pending and self.list_model.position_of(cid) is not None:
+            self.select_position(self.list_model.position_of(cid), centre=True)  # restored as it shows
+        what = ", ".join(f"{v.criterion} → {value.text()}" for v, value in thread.items)
+        back = "they are keyed again, unsaved" if self.detail is not None and self.detail.id == cid else \
+            f"they come back when you open {cid}"
+        self._report(f"Nothing saved on {cid} ({what}): {back}", error)
+
+    def _failed_saves(self) -> dict[str, list[NewOverride]]:
+        """conversation id -> the overrides of a save that failed, waiting to be keyed again."""
+        return self.__dict__.setdefault("_failed", {})
+
+    def conversation_shown(self) -> None:
+        """The screen shows another conversation: its domain's tags, and any values a failed save left."""
+        bundle = self.detail.bundle if self.detail is not None else None
+        self.override.set_failure_modes(list(bundle.domain.failure_modes) if bundle is not None else [])
+        self.override.clear_tags()
+        self.override.clear_reply()
+        self._restore_failed()
+        self._on_verdict(self.selected_verdict_row())
+
+    def _restore_failed(self) -> None:
+        if self.detail is None or self.detail.id not in self._failed_saves():
+            return
+        overrides = self._failed_saves().pop(self.detail.id)
+        for new in overrides:
+            row = self.verdict_model.row_of(new.criterion, new.source)
+            verdict = self.verdict_model.verdict(row if row is not None else -1)
+            if verdict is None:  # re-judged without this criterion since: nothing to key it on
+                continue
+            self.verdict_model.set_pending(row, HumanValue(new.human_passed, new.human_score))
+            self.override.set_tags(verdict.id, new.tags)
+        first = overrides[0]
+        self.override.reason.setText(first.reason)
+        self.override.set_reply(first.corrected_reply or "")
+        self.override.set_pending_count(len(self.verdict_model.pending))
+        self._on_verdict(self.selected_verdict_row())
 
     def wait_for_saves(self, timeout_ms: int = 30_000) -> None:
         """Let every save on its way land (closing the window, tests)."""
@@ -104,15 +176,16 @@ class OverrideLoop:
             self._saving = False
 
     def _drop_pending(self) -> None:
-        if self.detail is not None and self.verdict_model.pending:
+        if self.detail is not None and (self.verdict_model.pending or self.override.reply_text()):
             self.message.emit(f"Dropped {len(self.verdict_model.pending)} unsaved value(s) on {self.detail.id} "
                               "(Enter saves before moving on)")
 
     def can_close(self) -> bool:
         """Ask before dropping keyed values that were not saved (saves on their way are waited for)."""
         self.wait_for_saves()
-        if not self.verdict_model.pending:
+        unsaved = len(self.verdict_model.pending) + sum(len(o) for o in self._failed_saves().values())
+        if not unsaved:
             return True
-        answer = QMessageBox.question(self, "Unsaved overrides", f"{len(self.verdict_model.pending)} keyed value(s) are "
+        answer = QMessageBox.question(self, "Unsaved overrides", f"{unsaved} keyed value(s) are "
                                       "not saved. Close anyway?")
         return answer == QMessageBox.StandardButton.Yes

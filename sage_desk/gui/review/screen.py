@@ -188,6 +188,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.timeline.event_selected.connect(self._on_timeline_event)
         self.override.value_chosen.connect(self.key_value)
         self.override.save_requested.connect(self.save_and_next)
+        self.override.tags_chosen.connect(self._on_tags)
         self.slots.slot_set.connect(self._on_slot_set)
         self.slots.failed.connect(self._report)
         self.workspace.runs_changed.connect(self._on_runs_written)
@@ -355,6 +356,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.route.show_route(detail.bundle.graph if detail.bundle else None, detail.trace, detail.problem)
         self._select_verdict(self._sticky_row())
         self.override.set_pending_count(0)
+        self.conversation_shown()  # override_loop.py: the domain's tags, values a failed save left
 
     def _set_titles(self, detail: ConversationDetail) -> None:
         r = detail.record
