@@ -1,4 +1,8 @@
-"""Start the desktop app: the QApplication, the error notifier, the main window (or screenshots)."""
+"""Start the desktop app: the QApplication, the error notifier, the main window (or screenshots).
+
+With SAGE_DESK_EXIT_AFTER_FIRST_WINDOW=1 the app prints how long the first window took to draw and
+which heavy libraries were loaded by then, and quits (benchmarks/bench_startup.py reads the line).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication
 
@@ -18,6 +22,9 @@ from sage_desk.gui.common.widgets import icon, stylesheet
 from sage_desk.gui.main_window import MainWindow
 
 SCREENSHOT_SIZE = (1440, 880)
+EXIT_AFTER_FIRST_WINDOW = "SAGE_DESK_EXIT_AFTER_FIRST_WINDOW"
+HEAVY_MODULES = ("alembic", "aiohttp", "litellm", "networkx", "mako", "pygments")
+"""Libraries that each cost a noticeable part of a second to import: none belongs before the first window."""
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
@@ -49,6 +56,39 @@ def release_clipboard(app: QApplication) -> None:
         app.clipboard().clear()
 
 
+def seconds_since_process_start() -> float | None:
+    """How long ago this process started (Linux /proc; None elsewhere), Python's own start-up included."""
+    try:
+        with open("/proc/self/stat") as stat, open("/proc/uptime") as uptime:
+            start_ticks = int(stat.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+            return float(uptime.read().split()[0]) - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def heavy_modules_loaded() -> list[str]:
+    """Which of HEAVY_MODULES are imported in this process."""
+    return [name for name in HEAVY_MODULES if name in sys.modules]
+
+
+class FirstWindowReport(QObject):
+    """Prints, when the window first paints, the time since the process started and the heavy modules loaded; then quits."""
+
+    def __init__(self, window: QObject, app: QApplication):
+        super().__init__(window)
+        self.app = app
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.Paint:
+            watched.removeEventFilter(self)
+            elapsed = seconds_since_process_start()
+            shown = "?" if elapsed is None else f"{elapsed:.3f}"
+            print(f"first window {shown} s; heavy modules loaded: {' '.join(heavy_modules_loaded()) or 'none'}", flush=True)
+            QTimer.singleShot(0, self.app.quit)
+        return False
+
+
 def run_app(screenshot_dir: str | None = None, db_url: str | None = None, size: tuple[int, int] | None = None) -> int:
     """Open the main window and run until it closes; with `screenshot_dir`, write one PNG per screen (at `size`) and exit."""
     if screenshot_dir and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
@@ -67,8 +107,11 @@ def run_app(screenshot_dir: str | None = None, db_url: str | None = None, size: 
             written = take_screenshots(window, Path(screenshot_dir), size or SCREENSHOT_SIZE)
             print("\n".join(str(p) for p in written))
             return 0
+        if os.environ.get(EXIT_AFTER_FIRST_WINDOW):
+            FirstWindowReport(window, app)
+        else:
+            QTimer.singleShot(0, lambda: offer_tour(window))  # once laid out, so the card points at the right item
         window.show()
-        QTimer.singleShot(0, lambda: offer_tour(window))  # once laid out, so the card points at the right item
         code = app.exec()
         release_clipboard(app)
         return code

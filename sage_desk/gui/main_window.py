@@ -1,7 +1,8 @@
 """The main window: a navigation list of screens, the current screen's menus and toolbar, a status bar.
 
-Screens plug in through `ScreenSpec` (key, name, icon, factory). A screen is any QWidget; it may
-also offer, and the window then uses:
+Screens plug in through `ScreenSpec` (key, name, icon, factory). A screen is built the first time it
+is shown (the runner, the store and their libraries load then, not before the first window);
+`screen(key)` builds it on demand. A screen is any QWidget; it may also offer, and the window then uses:
   menus() -> {menu title: [QAction | None]}   toolbar_actions() -> [QAction | None]
   save_state(QSettings) / restore_state(QSettings)   can_close() -> bool   window_title() -> str
   title_changed(str) and message(str) signals
@@ -9,7 +10,7 @@ also offer, and the window then uses:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,6 +114,28 @@ def default_graph_path() -> Path:
     return sops_dir() / "northline" / "sop.yaml"
 
 
+class Screens(Mapping[str, QWidget]):
+    """Every screen of the window by key; looking one up builds it the first time."""
+
+    def __init__(self, window: MainWindow):
+        self.window = window
+        self.built: dict[str, QWidget] = {}
+
+    def __getitem__(self, key: str) -> QWidget:
+        if key not in self.built:
+            self.window._build_screen(key)
+        return self.built[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return (spec.key for spec in self.window.specs)
+
+    def __len__(self) -> int:
+        return len(self.window.specs)
+
+    def __contains__(self, key: object) -> bool:
+        return any(spec.key == key for spec in self.window.specs)
+
+
 class MainWindow(QMainWindow):
     """SAGE Desk's one window."""
 
@@ -125,16 +148,14 @@ class MainWindow(QMainWindow):
         self.workspace = Workspace(db_url=db_url, parent=self)
         self.workspace.open_conversation_requested.connect(self._open_in_review)
         self.specs = screens if screens is not None else default_screens()
-        self.screens: dict[str, QWidget] = {}
+        self.screens = Screens(self)
+        self._initial_graph_pending = False
         self.nav = QListWidget()
         self.stack = QStackedWidget()
         self.toolbar = QToolBar("Main toolbar")
         from sage_desk.gui.imports.dialog import import_action  # File > Import Conversations…, on every screen
 
         self.import_conversations = import_action(self)
-        from sage_desk.gui.common.reviewer_dialog import reviewer_action  # File > Reviewer Name…, on every screen
-
-        self.reviewer_name = reviewer_action(self)
         self._build()
         self.notifier.reported.connect(self._on_error)
         self._restore()
@@ -167,9 +188,7 @@ class MainWindow(QMainWindow):
         self.nav.currentRowChanged.connect(self._on_screen_changed)
 
     def _add_screen(self, spec: ScreenSpec, number: int) -> None:
-        widget = spec.factory(self)
-        self.screens[spec.key] = widget
-        self.stack.addWidget(widget)
+        self.stack.addWidget(QWidget())  # holds the screen's place until it is first shown
         item = QListWidgetItem(icon(spec.icon), spec.name)
         item.setSizeHint(QSize(160, 42))
         item.setToolTip(f"{spec.name} (Ctrl+{number})")
@@ -178,10 +197,29 @@ class MainWindow(QMainWindow):
         switch.setShortcut(QKeySequence(f"Ctrl+{number}"))
         switch.triggered.connect(lambda _checked=False, row=number - 1: self.nav.setCurrentRow(row))
         self.addAction(switch)
+
+    def _build_screen(self, key: str) -> None:
+        """Make the screen `key` in its place in the stack, restore its state, hook up its signals."""
+        row = [s.key for s in self.specs].index(key)
+        widget = self.specs[row].factory(self)
+        self.screens.built[key] = widget
+        placeholder = self.stack.widget(row)
+        assert placeholder is not None, f"no place in the stack for screen {key!r}"
+        current = self.stack.currentIndex()
+        self.stack.insertWidget(row, widget)
+        self.stack.removeWidget(placeholder)
+        placeholder.deleteLater()
+        self.stack.setCurrentIndex(current)
+        restore_splitters(widget, self.settings, key)
+        if hasattr(widget, "restore_state"):
+            widget.restore_state(self.settings)
         if hasattr(widget, "title_changed"):
             widget.title_changed.connect(self._update_title)
         if hasattr(widget, "message"):
             widget.message.connect(lambda text: self.statusBar().showMessage(text, STATUS_TIMEOUT_MS))
+        if key == "sop-editor" and self._initial_graph_pending:
+            self._initial_graph_pending = False
+            self.open_initial_graph()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
         super().resizeEvent(event)
@@ -199,7 +237,7 @@ class MainWindow(QMainWindow):
         self.nav.setFixedWidth(NAV_COMPACT_WIDTH if compact else NAV_WIDTH)
 
     def screen(self, key: str) -> QWidget:
-        """The widget of the screen `key`."""
+        """The widget of the screen `key` (built now if it has not been shown yet)."""
         return self.screens[key]
 
     def current_key(self) -> str:
@@ -220,8 +258,8 @@ class MainWindow(QMainWindow):
     def _on_screen_changed(self, row: int) -> None:
         if row < 0:
             return
+        widget = self.screens[self.specs[row].key]
         self.stack.setCurrentIndex(row)
-        widget = self.stack.currentWidget()
         self._rebuild_menus(widget)
         self._rebuild_toolbar(widget)
         self._update_title()
@@ -235,7 +273,6 @@ class MainWindow(QMainWindow):
         screen_menus: dict[str, list[QAction | None]] = widget.menus() if hasattr(widget, "menus") else {}
         file_actions = list(screen_menus.pop("&File", []))
         file_actions += [None, self.import_conversations] if file_actions else [self.import_conversations]
-        file_actions.append(self.reviewer_name)
         file_menu = bar.addMenu("&File")
         quit_action = QAction("Quit", file_menu)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -269,7 +306,7 @@ class MainWindow(QMainWindow):
     def _update_title(self, *_args) -> None:
         # the screen on show names the window; the editor adds its file (with * when modified)
         spec = self.specs[max(self.nav.currentRow(), 0)]
-        widget = self.screens.get(spec.key)
+        widget = self.screens.built.get(spec.key)
         detail = widget.window_title() if widget is not None and hasattr(widget, "window_title") else ""
         self.setWindowTitle(" — ".join(part for part in (detail, spec.name, "SAGE Desk") if part))
 
@@ -343,20 +380,22 @@ class MainWindow(QMainWindow):
         state = self.settings.value("window/state")
         if isinstance(state, QByteArray):
             self.restoreState(state)
-        for key, widget in self.screens.items():
-            restore_splitters(widget, self.settings, key)
-            if hasattr(widget, "restore_state"):
-                widget.restore_state(self.settings)
         keys = [s.key for s in self.specs]
         last = self.settings.value("window/screen", keys[0])
         self.nav.setCurrentRow(keys.index(last) if last in keys else 0)
         self._on_screen_changed(self.nav.currentRow())
 
     def open_initial_graph(self) -> None:
-        """Open the graph of the last session, or the shipped Northline graph the first time."""
-        editor = self.screens.get("sop-editor")
-        if editor is None:
+        """Open the graph of the last session, or the shipped Northline graph the first time.
+
+        With the editor not built yet (the window opened on another screen), the graph opens when it is.
+        """
+        if "sop-editor" not in self.screens:
             return
+        if "sop-editor" not in self.screens.built:
+            self._initial_graph_pending = True
+            return
+        editor = self.screens.built["sop-editor"]
         last = str(self.settings.value("sop_editor/last_file", "") or "")
         for candidate in (Path(last) if last else None, default_graph_path()):
             if candidate is not None and candidate.is_file() and editor.load(candidate):
@@ -367,14 +406,14 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.setValue("window/screen", self.current_key())
-        for key, widget in self.screens.items():
+        for key, widget in self.screens.built.items():
             save_splitters(widget, self.settings, key)
             if hasattr(widget, "save_state"):
                 widget.save_state(self.settings)
         self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
-        for widget in self.screens.values():
+        for widget in self.screens.built.values():
             if hasattr(widget, "can_close") and not widget.can_close():
                 event.ignore()
                 return

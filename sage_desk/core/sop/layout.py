@@ -8,10 +8,12 @@ every end node sits on the last layer, where the many edges into a shared ending
 from __future__ import annotations
 
 import math
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from sage_desk.core.sop.model import Graph, NodeKind
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 X_GAP, Y_GAP = 200.0, 120.0
 ROW_GAP = 100.0
@@ -21,6 +23,8 @@ MAX_ROW = 6
 
 
 def _acyclic(graph: Graph) -> nx.DiGraph:
+    import networkx as nx  # on the first layout, not when the editor opens
+
     dag = nx.DiGraph()
     dag.add_nodes_from(n.id for n in graph.nodes)
     dag.add_edges_from((e.source, e.target) for e in graph.edges if e.source in dag and e.target in dag)
@@ -31,6 +35,8 @@ def _acyclic(graph: Graph) -> nx.DiGraph:
 
 
 def _layers(graph: Graph, dag: nx.DiGraph) -> dict[int, list[str]]:
+    import networkx as nx
+
     layer: dict[str, int] = {}
     for node in nx.topological_sort(dag):
         layer[node] = 1 + max((layer[p] for p in dag.predecessors(node)), default=-1)

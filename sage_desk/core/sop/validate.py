@@ -1,4 +1,4 @@
-"""Graph validation on networkx: every problem, located at its YAML line.
+"""Graph validation: every problem, located at its YAML line.
 
 Checks: duplicate ids, the start node, dangling edges, per-kind attributes, decision coverage
 (every declared value has exactly one edge), unknown tools, bad argument expressions,
@@ -13,14 +13,16 @@ request for information, so no adversarial trap can be synthesized from it).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection
-
-import networkx as nx
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING
 
 from sage_desk.core import expr
 from sage_desk.core.errors import Problem
 from sage_desk.core.sop.model import OUTCOMES, Graph, Node, NodeKind
 from sage_desk.core.yamlsafe import Located
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 class _Report:
@@ -46,6 +48,8 @@ class _Report:
 
 def to_networkx(graph: Graph) -> nx.DiGraph:
     """The graph as a networkx DiGraph over node ids (edges to unknown ids are left out)."""
+    import networkx as nx  # a second's import, not needed by validation itself
+
     g = nx.DiGraph()
     ids = {n.id for n in graph.nodes}
     g.add_nodes_from(ids)
@@ -212,18 +216,31 @@ def _check_decision(graph: Graph, node: Node, report: _Report) -> None:
             report.node(node, f"value {value!r} of {node.field!r} is on {covered[value]} edges", "field")
 
 
+def _reach(links: Mapping[str, set[str]], starts: Collection[str]) -> set[str]:
+    """The ids reachable from `starts` along `links` (the starts included)."""
+    seen, todo = set(starts), list(starts)
+    while todo:
+        for nxt in links[todo.pop()] - seen:
+            seen.add(nxt)
+            todo.append(nxt)
+    return seen
+
+
 def _check_structure(graph: Graph, by_id: dict[str, Node], report: _Report) -> None:
-    g = to_networkx(graph)
+    # plain breadth-first reachability: networkx would cost its import when the editor opens
+    successors: dict[str, set[str]] = {node_id: set() for node_id in by_id}
+    predecessors: dict[str, set[str]] = {node_id: set() for node_id in by_id}
+    for edge in graph.edges:
+        if edge.source in by_id and edge.target in by_id:
+            successors[edge.source].add(edge.target)
+            predecessors[edge.target].add(edge.source)
     start = graph.start()
-    reachable = nx.descendants(g, start.id) | {start.id} if start else set(by_id)
-    ends = [n.id for n in graph.nodes if n.kind == NodeKind.END]
-    can_finish = set(ends)
-    for end in ends:
-        can_finish |= nx.ancestors(g, end)
+    reachable = _reach(successors, [start.id]) if start and start.id in by_id else set(by_id)
+    can_finish = _reach(predecessors, [n.id for n in graph.nodes if n.kind == NodeKind.END and n.id in by_id])
     for node_id, node in by_id.items():
         if node_id not in reachable:
             report.node(node, "unreachable from the start")
-        elif node.kind != NodeKind.END and g.out_degree(node_id) == 0:
+        elif node.kind != NodeKind.END and not successors[node_id]:
             report.node(node, "dead end: nothing follows it and it is not an end node")
         elif node_id not in can_finish:
             report.node(node, "no way out: every path from here loops without reaching an end")

@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
 )
 
 from sage_desk.core.errors import DomainError, InputError, SageError
-from sage_desk.core.imports.formats import FORMATS
 from sage_desk.core.imports.guess import guess_formats
 from sage_desk.core.locations import shipped_domains
 from sage_desk.gui.common.async_thread import AsyncThread, Outcome
@@ -111,6 +110,8 @@ class ImportDialog(QDialog):
         file_row = QHBoxLayout()
         file_row.addWidget(self.files, 1)
         file_row.addLayout(file_buttons)
+        from sage_desk.core.imports.formats import FORMATS  # the readers bring the domain loader: not at start
+
         self.format_combo = QComboBox()
         for fmt in FORMATS:
             self.format_combo.addItem(FORMAT_HELP.get(fmt, fmt), fmt)
