@@ -86,6 +86,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.title = QLabel("")
         self.subtitle = QLabel("")
         self.transcript = TranscriptView()
+        self.transcript.replay_context = lambda: (self.store, self.detail.record) if self.detail is not None else None
         self.timeline = TimelineView()
         self.verdict_model = VerdictModel(self)
         self.verdicts = QTableView()
