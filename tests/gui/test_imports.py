@@ -40,7 +40,7 @@ def window(qtbot, tmp_path: Path, db_url: str):
     yield window
     dialog = getattr(window, "import_dialog", None)
     if dialog is not None and dialog.is_importing():
-        dialog.thread.wait(10_000)
+        dialog._worker.wait(10_000)
     window.screen("review").slots.wait()
 
 
@@ -56,7 +56,7 @@ def run_import(qtbot, dialog: ImportDialog) -> str:
     """Click Import, wait for the background import, and give back the summary's text."""
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
     assert dialog.progress.isVisible() and not dialog.import_button.isEnabled()  # busy while it runs
-    qtbot.waitUntil(lambda: not dialog.is_importing() and dialog.thread is None, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not dialog.is_importing() and dialog._worker is None, timeout=TIMEOUT_MS)
     return dialog.report.toPlainText()
 
 

@@ -78,7 +78,7 @@ class ImportDialog(QDialog):
         self.setObjectName("importConversationsDialog")
         self.store_factory = store_factory
         self.settings = settings
-        self.thread: ImportThread | None = None
+        self._worker: ImportThread | None = None
         self.summary: Any = None
         self.run_id: str | None = None
         self._format_touched = False
@@ -262,17 +262,17 @@ class ImportDialog(QDialog):
             return False
         if self.settings is not None:
             self.settings.setValue("import/domain", domain)
-        self.thread = ImportThread(store, files, domain, self.format_combo.currentData(), self.name_edit.text().strip() or None,
-                                   self.redact_box.isChecked(), self.skip_box.isChecked(), parent=self)
-        self.thread.ended.connect(self._on_ended)
+        self._worker = ImportThread(store, files, domain, self.format_combo.currentData(), self.name_edit.text().strip() or None,
+                                    self.redact_box.isChecked(), self.skip_box.isChecked(), parent=self)
+        self._worker.ended.connect(self._on_ended)
         self._set_busy(True)
         self.status.setText(f"Importing {len(files)} file{'s' if len(files) != 1 else ''}…")
-        self.thread.start()
+        self._worker.start()
         return True
 
     def is_importing(self) -> bool:
         """Whether an import is under way."""
-        return self.thread is not None and self.thread.isRunning()
+        return self._worker is not None and self._worker.isRunning()
 
     def _set_busy(self, busy: bool) -> None:
         for widget in (self.files, self.add_button, self.remove_button, self.format_combo, self.domain_combo,
@@ -281,10 +281,10 @@ class ImportDialog(QDialog):
         self.progress.setVisible(busy)
 
     def _on_ended(self, outcome: Outcome) -> None:
-        if self.thread is not None:
-            self.thread.wait()
-            self.thread.deleteLater()
-            self.thread = None
+        if self._worker is not None:
+            self._worker.wait()
+            self._worker.deleteLater()
+            self._worker = None
         self._set_busy(False)
         if outcome.error is not None:
             self._show_failure(outcome.error)
@@ -328,8 +328,8 @@ class ImportDialog(QDialog):
         super().reject()
 
     def _wait(self) -> None:
-        if self.is_importing():
-            self.thread.wait()
+        if self._worker is not None and self.is_importing():
+            self._worker.wait()
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
         self._wait()
