@@ -15,18 +15,21 @@ import json
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.events import event_to_dict
 from sage_desk.core.metrics.aggregate import ConversationResult, Mark
 from sage_desk.core.rules.acts import ending_of
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 FIELDS = ("conversation", "source_id", "case", "agent", "repeat", "bucket", "status", "ending", "resolved", "unsafe_acts",
           "trap_failed", "verdicts")
 BATCH = 500
 
 
-def result_records(store: Any, run_id: str, with_events: bool = False) -> Iterator[dict[str, Any]]:
+def result_records(store: Store, run_id: str, with_events: bool = False) -> Iterator[dict[str, Any]]:
     """The run's conversations, one record each, in the store's order (`with_events`: each record
     also carries its events, which `sage-desk import --format events` reads back)."""
     by_conversation: dict[str, list[Any]] = defaultdict(list)
@@ -71,7 +74,7 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def write_results(store: Any, run_id: str, out: Path | None, fmt: str, with_events: bool = False) -> tuple[int, str]:
+def write_results(store: Store, run_id: str, out: Path | None, fmt: str, with_events: bool = False) -> tuple[int, str]:
     """Write every record as JSONL or CSV (to `out`, or return the text when `out` is None)."""
     buffer = io.StringIO()
     count = 0

@@ -20,12 +20,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.engine.stamps import stamp_differences, stamp_of
 from sage_desk.core.errors import SageError
 from sage_desk.core.metrics.aggregate import CATASTROPHIC_KINDS, ConversationResult
 from sage_desk.core.metrics.noise import CONFIDENCE, RESAMPLES, SEED, Delta, case_success, flip_rate, paired_deltas
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 RATE_TOLERANCE = 0.02
 """Rates may worsen by up to two points (beyond the interval) before the gate fails."""
@@ -144,7 +147,7 @@ def compare_results(a: Sequence[ConversationResult], b: Sequence[ConversationRes
     return out
 
 
-def compare_runs(store: Any, run_a: str, run_b: str, thresholds: dict[str, float | None] | None = None,
+def compare_runs(store: Store, run_a: str, run_b: str, thresholds: dict[str, float | None] | None = None,
                  resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, Any]:
     """The comparison of two stored runs as data (what `sage-desk compare --format json` prints)."""
     from sage_desk.core.metrics.load import results_for_runs

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.metrics.aggregate import ConversationResult, Mark
 
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
-def results_for_runs(store: Any, run_ids: Iterable[str]) -> list[ConversationResult]:
+
+def results_for_runs(store: Store, run_ids: Iterable[str]) -> list[ConversationResult]:
     """Every conversation of the runs, with verdicts after human overrides.
 
     When several judges scored a criterion, their scores are averaged (a vote); pass/fail follows
@@ -43,7 +46,7 @@ def _vote(verdicts: list[Any]) -> Mark:
     return Mark(passed=passed, score=sum(scores) / len(scores) if scores else None)
 
 
-def unjudged_for_runs(store: Any, run_ids: Iterable[str]) -> dict[str, list[str]]:
+def unjudged_for_runs(store: Store, run_ids: Iterable[str]) -> dict[str, list[str]]:
     """Per run, its finished conversations still missing the verdicts of its rules or of one of its judges.
 
     Their marks are incomplete, so a report says how many there are rather than averaging over

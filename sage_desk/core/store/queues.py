@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
@@ -37,6 +37,9 @@ from sage_desk.core.store.schema import (
     QueueRow,
     utcnow,
 )
+
+if TYPE_CHECKING:
+    from sage_desk.core.store.store import Store
 
 SKIP, FLAG, UNFLAG, CLAIM = "skip", "flag", "unflag", "claim"
 MARKS = (SKIP, FLAG, UNFLAG, CLAIM)
@@ -121,7 +124,7 @@ def check_queue_name(name: str) -> str:
     return name
 
 
-def create_queue(store: Any, name: str, conversation_ids: Sequence[str], *, reviewers: Sequence[str] = (),
+def create_queue(store: Store, name: str, conversation_ids: Sequence[str], *, reviewers: Sequence[str] = (),
                  reviews_per_item: int = 1, blind: bool = False, criteria: Sequence[str] = (),
                  selection: dict[str, Any] | None = None, created_by: str = "") -> QueueRecord:
     """Record a new queue with its items in the given order; StoreError when the name is taken."""
@@ -160,7 +163,7 @@ def _record(session: Any, row: QueueRow) -> QueueRecord:
                        list(row.criteria or []), dict(row.selection or {}), reviewers, size)
 
 
-def get_queue(store: Any, name: str) -> QueueRecord:
+def get_queue(store: Store, name: str) -> QueueRecord:
     """One queue; StoreError naming the queues there are when it does not exist."""
     with store._reading() as session:
         row = session.get(QueueRow, name)
@@ -170,14 +173,14 @@ def get_queue(store: Any, name: str) -> QueueRecord:
         return _record(session, row)
 
 
-def list_queues(store: Any) -> list[QueueRecord]:
+def list_queues(store: Store) -> list[QueueRecord]:
     """Every queue, newest first."""
     with store._reading() as session:
         rows = session.scalars(select(QueueRow).order_by(QueueRow.created_at.desc(), QueueRow.name)).all()
         return [_record(session, r) for r in rows]
 
 
-def queue_conversations(store: Any, name: str) -> list[str]:
+def queue_conversations(store: Store, name: str) -> list[str]:
     """The queue's conversation ids, in review order."""
     get_queue(store, name)
     with store._reading() as session:
@@ -185,7 +188,7 @@ def queue_conversations(store: Any, name: str) -> list[str]:
         return list(session.scalars(query))
 
 
-def queue_runs(store: Any, name: str) -> list[str]:
+def queue_runs(store: Store, name: str) -> list[str]:
     """The runs the queue's conversations come from."""
     with store._reading() as session:
         query = (select(ConversationRow.run_id).join(QueueItemRow, QueueItemRow.conversation_id == ConversationRow.id)
@@ -211,7 +214,7 @@ def _marks(session: Any, name: str) -> list[Any]:
                 .scalars())
 
 
-def progress(store: Any, name: str) -> QueueProgress:
+def progress(store: Store, name: str) -> QueueProgress:
     """How far the queue has come: reads labels and marks in a few queries."""
     queue, ids = get_queue(store, name), queue_conversations(store, name)
     with store._reading() as session:
@@ -230,7 +233,7 @@ def progress(store: Any, name: str) -> QueueProgress:
     return out
 
 
-def mark(store: Any, name: str, conversation_id: str, reviewer: str, action: str, note: str = "") -> None:
+def mark(store: Store, name: str, conversation_id: str, reviewer: str, action: str, note: str = "") -> None:
     """Append a skip, flag, unflag or claim of one of the queue's items."""
     if action not in MARKS:
         raise StoreError(f"a queue mark is one of {', '.join(MARKS)}, not {action!r}")
@@ -245,7 +248,7 @@ def mark(store: Any, name: str, conversation_id: str, reviewer: str, action: str
     retry_transient(write, "queue mark")
 
 
-def next_item(store: Any, name: str, reviewer: str, claim: bool = True) -> QueueItem | None:
+def next_item(store: Store, name: str, reviewer: str, claim: bool = True) -> QueueItem | None:
     """The reviewer's next item of the queue (claimed for them when `claim`), or None when nothing is left."""
     queue = get_queue(store, name)
     if queue.reviewers and reviewer not in queue.reviewers:
@@ -275,7 +278,7 @@ def next_item(store: Any, name: str, reviewer: str, claim: bool = True) -> Queue
     return QueueItem(name, chosen, ids.index(chosen), queue.blind, tuple(sorted(labels.get(chosen, set()))))
 
 
-def reveals(store: Any, name: str, reviewer: str, conversation_id: str) -> bool:
+def reveals(store: Store, name: str, reviewer: str, conversation_id: str) -> bool:
     """Whether the reviewer may see the judge's value and others' labels of this item (always, unless blind)."""
     queue = get_queue(store, name)
     if not queue.blind:
@@ -284,7 +287,7 @@ def reveals(store: Any, name: str, reviewer: str, conversation_id: str) -> bool:
         return reviewer in _labels(session, queue, [conversation_id]).get(conversation_id, set())
 
 
-def known_conversations(store: Any, ids: Sequence[str]) -> set[str]:
+def known_conversations(store: Store, ids: Sequence[str]) -> set[str]:
     """Which of these conversation ids exist."""
     found: set[str] = set()
     wanted = sorted(set(ids))
