@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.errors import SageError
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
@@ -14,13 +17,13 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
                                                      "(default: the SQLite file in your data folder)")
 
 
-def open_store(args: argparse.Namespace) -> Any:
+def open_store(args: argparse.Namespace) -> Store:
     from sage_desk.core.store import Store
 
     return Store(getattr(args, "db", None))
 
 
-def pick_run(store: Any, run_id: str | None) -> str:
+def pick_run(store: Store, run_id: str | None) -> str:
     """The named run, or the latest one when none is named; a run whose every conversation errored is said so."""
     if not run_id:
         run_id = store.latest_run_id()

@@ -6,11 +6,14 @@ import argparse
 import io
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.cli._common import OK, USAGE, fail
 from sage_desk.cli._store import add_db_option, open_store, pick_run
 from sage_desk.core.errors import SageError
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 SHOWN_DISAGREEMENTS = 20
 
@@ -117,7 +120,7 @@ def render_calibration(result: Any) -> str:
             + skipped + "\n")
 
 
-def _calibrate(args: argparse.Namespace, store: Any, run_id: str) -> Any:
+def _calibrate(args: argparse.Namespace, store: Store, run_id: str) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from sage_desk.core.calibration import calibrate

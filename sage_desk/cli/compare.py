@@ -7,11 +7,14 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.cli._common import OK, PROBLEMS, USAGE, fail
 from sage_desk.cli._store import add_db_option, open_store, pick_run
 from sage_desk.core.errors import SageError
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +32,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
-def _runs(store: Any, args: argparse.Namespace) -> tuple[str, str]:
+def _runs(store: Store, args: argparse.Namespace) -> tuple[str, str]:
     if args.run_a and args.run_b:
         return pick_run(store, args.run_a), pick_run(store, args.run_b)
     latest = [r.id for r in store.list_runs()]

@@ -11,11 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.cli._common import OK, fail, output_width
 from sage_desk.cli._store import add_db_option, open_store, pick_run
 from sage_desk.core.errors import SageError
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 HEADERS = ("conversation", "case", "agent", "repeat", "ending", "failed verdicts")
 
@@ -31,7 +34,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
-def listing(store: Any, run_id: str, cases: list[str] | None = None, agents: list[str] | None = None,
+def listing(store: Store, run_id: str, cases: list[str] | None = None, agents: list[str] | None = None,
             failed_only: bool = False) -> list[dict[str, Any]]:
     """The run's conversations (in case, agent, repeat order) as plain records, narrowed as asked.
 

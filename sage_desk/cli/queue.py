@@ -16,11 +16,14 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.cli._common import OK, USAGE, fail
 from sage_desk.cli._store import add_db_option, open_store, pick_run
 from sage_desk.core.errors import SageError
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 EXPORT_FIELDS = ("queue", "position", "conversation", "run", "case_id", "agent", "criterion", "source", "author",
                  "kind", "value", "passed", "score", "tags", "corrected_reply", "reason", "labelled_at")
@@ -55,7 +58,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
-def _create(args: argparse.Namespace, store: Any) -> int:
+def _create(args: argparse.Namespace, store: Store) -> int:
     from sage_desk.cli.reviewer import author_for
     from sage_desk.core.review.selection import Selection, parse_filters, select_conversations
     from sage_desk.core.reviewers import reviewer_name
@@ -75,7 +78,7 @@ def _create(args: argparse.Namespace, store: Any) -> int:
     return OK
 
 
-def _list(store: Any) -> int:
+def _list(store: Store) -> int:
     from sage_desk.core.store.queues import list_queues, progress
 
     queues = list_queues(store)
@@ -87,7 +90,7 @@ def _list(store: Any) -> int:
     return OK
 
 
-def _status(args: argparse.Namespace, store: Any) -> int:
+def _status(args: argparse.Namespace, store: Store) -> int:
     from sage_desk.core.store.queues import progress
 
     state = progress(store, args.name)
@@ -104,7 +107,7 @@ def _status(args: argparse.Namespace, store: Any) -> int:
     return OK
 
 
-def export_rows(store: Any, name: str) -> list[dict[str, Any]]:
+def export_rows(store: Store, name: str) -> list[dict[str, Any]]:
     """One row per label on the queue's items (criteria of the queue only, when it names some); an item
     nobody labelled yet gets one row with the label fields empty."""
     from sage_desk.core.store.queues import get_queue, queue_conversations, queue_runs
@@ -130,7 +133,7 @@ def export_rows(store: Any, name: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _export(args: argparse.Namespace, store: Any) -> int:
+def _export(args: argparse.Namespace, store: Store) -> int:
     from sage_desk.core.export.calibration import neutralise
 
     out = Path(args.out)

@@ -8,11 +8,14 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.cli._common import OK, fail, output_width
 from sage_desk.cli._store import add_db_option, open_store, pick_run
 from sage_desk.core.errors import SageError
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 
 def terminal_columns(sage_view: bool) -> list[tuple[str, str]]:
@@ -35,7 +38,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
-def build_report(store: Any, run_ids: list[str], sage_view: bool = False) -> dict[str, Any]:
+def build_report(store: Store, run_ids: list[str], sage_view: bool = False) -> dict[str, Any]:
     """The report as its JSON: one metrics row per model, plus the per-scenario and per-conflict views."""
     from sage_desk.core.export.leaderboard import build_report as report_of
     from sage_desk.core.metrics.load import results_for_runs, unjudged_for_runs
@@ -46,7 +49,7 @@ def build_report(store: Any, run_ids: list[str], sage_view: bool = False) -> dic
     return report_of(results, run, sage_view, **_stamps(store, run_ids), unjudged=unjudged).as_json()
 
 
-def _stamps(store: Any, run_ids: list[str]) -> dict[str, Any]:
+def _stamps(store: Store, run_ids: list[str]) -> dict[str, Any]:
     """`stamp`: the run's stamp (for several runs, one per run id), and what differs between several runs' stamps."""
     from sage_desk.core.engine.stamps import stamp_differences, stamp_of
 
