@@ -1,17 +1,21 @@
 """The Calibration screen's "Between reviewers" tab: how far human reviewers agree, per criterion.
 
 Figures come from `sage_desk.core.calibration.human_agreement` (the same as `sage-desk
-agreement`); the tab only lays them out: one row per criterion, then each item where reviewers
-disagree, with each one's label and whether it has been adjudicated (`sage-desk adjudicate`).
+agreement`); the tab lays them out: one row per criterion, then each item where reviewers
+disagree, with each one's label and whether it has been adjudicated. "Adjudicate…" (or a double
+click on a disagreement) records the final label as `sage-desk adjudicate` does
+(adjudicate_dialog.py), then the tab reads the figures again.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, Signal
+from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget
 
 from sage_desk.core.calibration.human_agreement import CriterionAgreement, Disagreement, run_agreement
+from sage_desk.gui.calibration.adjudicate_dialog import AdjudicateDialog, open_dialog
 from sage_desk.gui.calibration.models import Column, RecordTable, kappa_text, pct, short_criterion
 from sage_desk.gui.common.widgets import read_only_rows
 
@@ -60,22 +64,41 @@ class ReviewerDisagreementModel(RecordTable[Disagreement]):
 
 
 class ReviewerAgreementTab(QWidget):
-    """Agreement between human reviewers on the chosen run."""
+    """Agreement between human reviewers on the chosen run; disagreements adjudicated from here."""
+
+    adjudicated = Signal(str)  # the run whose labels an adjudication changed
 
     def __init__(self, parent: Any = None):
         super().__init__(parent)
+        self.store: Any = None
+        self.run_id: str | None = None
+        self.dialog: AdjudicateDialog | None = None
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.criteria = ReviewerAgreementModel(self)
         self.disagreements = ReviewerDisagreementModel(self)
+        self.disagreement_view = _view(self.disagreements)
+        self.disagreement_view.doubleClicked.connect(lambda index: self.adjudicate(index.row()))
+        self.disagreement_view.selectionModel().currentRowChanged.connect(lambda *_: self._enable())
+        self.adjudicate_button = QPushButton("Adjudicate…")
+        self.adjudicate_button.setToolTip("Record the final label of the chosen disagreement, with a reason "
+                                          "(as `sage-desk adjudicate`); double-clicking a row does the same")
+        self.adjudicate_button.clicked.connect(lambda: self.adjudicate())
+        actions = QHBoxLayout()
+        actions.addWidget(QLabel("Where reviewers disagree:"))
+        actions.addStretch(1)
+        actions.addWidget(self.adjudicate_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 6, 4, 4)
         layout.addWidget(self.summary)
         layout.addWidget(_view(self.criteria), 1)
-        layout.addWidget(_view(self.disagreements), 1)
+        layout.addLayout(actions)
+        layout.addWidget(self.disagreement_view, 1)
+        self._enable()
 
     def show_run(self, store: Any, run_id: str | None) -> None:
         """Read and show the run's agreement between reviewers (nothing without a run)."""
+        self.store, self.run_id = store, run_id
         result = run_agreement(store, run_id) if store is not None and run_id else None
         rows = [c for c in result.criteria if c.n] if result else []
         self.criteria.set_rows(rows)
@@ -87,7 +110,42 @@ class ReviewerAgreementTab(QWidget):
             found = self.disagreements.rows
             open_ = sum(1 for d in found if d.adjudicated is None)
             self.summary.setText(f"{len(found)} disagreement(s), {open_} unresolved: unresolved ones are left out of "
-                                 "calibration until adjudicated (`sage-desk adjudicate`).")
+                                 "calibration until adjudicated (Adjudicate…, or `sage-desk adjudicate`).")
+        self._enable()
+
+    def select_disagreement(self, conversation_id: str, criterion: str) -> int | None:
+        """Select a disagreement's row; its row, or None when it is not listed."""
+        rows = self.disagreements.rows
+        row = next((i for i, d in enumerate(rows) if (d.conversation_id, d.criterion) == (conversation_id, criterion)), None)
+        if row is not None:
+            self.disagreement_view.selectRow(row)
+        return row
+
+    def adjudicate(self, row: int | None = None) -> AdjudicateDialog | None:
+        """Open the Adjudicate dialog on a disagreement (default: the selected one)."""
+        if row is None:
+            row = self.disagreement_view.selectionModel().currentIndex().row()
+        rows = self.disagreements.rows
+        if self.store is None or not self.run_id or not 0 <= row < len(rows):
+            return None
+        chosen = rows[row]
+        self.dialog = open_dialog(self.store, chosen, self)
+        self.dialog.accepted.connect(lambda: self._after_adjudication(chosen))
+        self.dialog.finished.connect(self._forget_dialog)
+        return self.dialog
+
+    def _after_adjudication(self, done: Disagreement) -> None:
+        self.show_run(self.store, self.run_id)
+        self.select_disagreement(done.conversation_id, done.criterion)
+        if self.run_id:
+            self.adjudicated.emit(self.run_id)
+
+    def _forget_dialog(self) -> None:
+        self.dialog = None
+
+    def _enable(self) -> None:
+        current: QModelIndex = self.disagreement_view.selectionModel().currentIndex()
+        self.adjudicate_button.setEnabled(self.store is not None and current.isValid())
 
 
 def _view(model: Any) -> QTableView:
