@@ -10,8 +10,8 @@ from PySide6.QtTest import QTest
 
 from sage_desk.core.locations import sops_dir
 from sage_desk.core.sop.model import NodeKind
+from sage_desk.gui.common.graph.items import KIND_STYLES, wrap_text
 from sage_desk.gui.sop_editor import SopEditor
-from sage_desk.gui.sop_editor.items import KIND_STYLES, wrap_text
 from sage_desk.gui.sop_editor.view import READABLE_ZOOM
 
 

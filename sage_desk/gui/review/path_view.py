@@ -27,8 +27,8 @@ from sage_desk.core.rules.trace import PathTrace, describe_trace
 from sage_desk.core.sop.document import SopDocument
 from sage_desk.core.sop.layout import MAX_ROW, apply_layout, widest_row
 from sage_desk.core.sop.model import Graph
-from sage_desk.gui.sop_editor.items import shape_path
-from sage_desk.gui.sop_editor.scene import GraphScene
+from sage_desk.gui.common.graph.items import shape_path
+from sage_desk.gui.common.graph.scene import GraphScene
 
 EXPECTED = QColor(22, 163, 74, 90)
 DIVERGED = QColor("#dc2626")

@@ -39,6 +39,8 @@ from sage_desk.core.sop.io import dump_graph, load_graph_located
 from sage_desk.core.sop.layout import MAX_ROW, apply_layout, widest_row
 from sage_desk.core.sop.model import Edge, FieldSpec, Node, NodeKind
 from sage_desk.gui.common.errors import ErrorNotifier
+from sage_desk.gui.common.graph.items import EdgeItem, NodeItem
+from sage_desk.gui.common.graph.scene import GraphScene
 from sage_desk.gui.sop_editor.commands import (
     AddEdgeCommand,
     AddNodeCommand,
@@ -52,10 +54,8 @@ from sage_desk.gui.sop_editor.commands import (
     push_command,
 )
 from sage_desk.gui.sop_editor.inspector import Inspector
-from sage_desk.gui.sop_editor.items import EdgeItem, NodeItem
 from sage_desk.gui.sop_editor.palette import Palette
 from sage_desk.gui.sop_editor.panels import PathsPanel, ProblemsPanel
-from sage_desk.gui.sop_editor.scene import GraphScene
 from sage_desk.gui.sop_editor.view import GraphView
 
 CLIPBOARD_MIME = "application/x-sage-desk-sop-fragment"

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from sage_desk.core.sop.document import EdgeKey, SopDocument
 from sage_desk.core.sop.model import OUTCOMES, FieldSource, FieldSpec, Node, NodeKind
-from sage_desk.gui.sop_editor.items import KIND_STYLES
+from sage_desk.gui.common.graph.items import KIND_STYLES
 
 STEP_TOOL, STEP_SAY = "Tool call", "Say something"
 

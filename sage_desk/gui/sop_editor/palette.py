@@ -7,8 +7,8 @@ from PySide6.QtGui import QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QAbstractItemView, QListWidget, QListWidgetItem
 
 from sage_desk.core.sop.model import NodeKind
-from sage_desk.gui.sop_editor.items import KIND_STYLES, paint_kind
-from sage_desk.gui.sop_editor.scene import NODE_KIND_MIME
+from sage_desk.gui.common.graph.items import KIND_STYLES, paint_kind
+from sage_desk.gui.common.graph.scene import NODE_KIND_MIME
 
 HINTS = {
     NodeKind.START: "Where the conversation begins (one per graph)",

@@ -6,8 +6,8 @@ from PySide6.QtCore import QPoint, QRectF, Qt
 from PySide6.QtGui import QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView
 
+from sage_desk.gui.common.graph.scene import GraphScene
 from sage_desk.gui.sop_editor.minimap import Minimap
-from sage_desk.gui.sop_editor.scene import GraphScene
 
 MIN_ZOOM, MAX_ZOOM = 0.1, 4.0
 READABLE_ZOOM = 0.75

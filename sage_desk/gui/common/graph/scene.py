@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsScene, QGraphicsSceneD
 
 from sage_desk.core.sop.document import EdgeKey, SopDocument, edge_key
 from sage_desk.core.sop.model import Edge, Node, NodeKind
-from sage_desk.gui.sop_editor.items import EdgeItem, NodeItem
+from sage_desk.gui.common.graph.items import EdgeItem, NodeItem
 
 NODE_KIND_MIME = "application/x-sage-desk-node-kind"
 """Mime type of a palette drag: the node kind's name as UTF-8."""
