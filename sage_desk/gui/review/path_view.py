@@ -65,8 +65,8 @@ class RouteScene(GraphScene):
 
     def show_trace(self, trace: PathTrace) -> None:
         """Draw the expected route as a band, the taken route highlighted, the divergence ringed."""
-        for item in self.overlays:
-            self.removeItem(item)
+        for overlay in self.overlays:
+            self.removeItem(overlay)
         self.overlays = []
         self.highlight_path(trace.taken or None)
         for node_id in trace.expected:
@@ -171,10 +171,11 @@ class PathView(QWidget):
             # a stored layout with a very wide row is laid out anew here (read-only, nothing saved):
             # routes then run down a narrow drawing instead of across a wide one
             crowded = widest_row(graph) > MAX_ROW + 2
-            self._set_scene(RouteScene(apply_layout(graph) if crowded else graph))
+            scene = RouteScene(apply_layout(graph) if crowded else graph)
+            self._set_scene(scene)
             self.graph = graph
             # room around the drawing, so a route at the graph's edge can still be centred
-            self.view.setSceneRect(self.scene.itemsBoundingRect().adjusted(-800, -500, 800, 500))
+            self.view.setSceneRect(scene.itemsBoundingRect().adjusted(-800, -500, 800, 500))
         assert self.scene is not None
         self.scene.show_trace(trace)
         labels = {n.id: n.label or n.id for n in graph.nodes}
