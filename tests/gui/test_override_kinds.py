@@ -116,7 +116,7 @@ def test_tags_and_a_corrected_reply_are_saved_with_the_labels(qtbot, screen, sto
     empathy = select_verdict(screen, "judge.empathy", HEURISTIC)
     key(Qt.Key.Key_2)  # 0.25: a fail
     tick(screen, "cold_tone")
-    assert screen.override.tags_button.text() == "Tags: cold_tone"
+    assert screen.override.tags_button.text() == "Tags: cold_tone ▾"
     outcome = select_verdict(screen, "outcome")
     assert screen.override.tags_button.text() == "Tags ▾"  # tags are per verdict
     tick(screen, "missed_escalation")  # no value keyed: the reviewer agrees with the machine, and tags it
@@ -169,7 +169,7 @@ def test_a_refused_batch_saves_nothing_and_keeps_the_edits_on_screen(qtbot, scre
     assert {k: (v.passed, v.score) for k, v in pending.items()} == {"outcome": (False, None), "judge.empathy": (True, 1.0)}
     fresh = select_verdict(screen, "judge.empathy", HEURISTIC)
     assert fresh.id != empathy.id and screen.override.tags_of(fresh.id) == ("wrong_refund_amount",)
-    assert screen.override.tags_button.text() == "Tags: wrong_refund_amount"
+    assert screen.override.tags_button.text() == "Tags: wrong_refund_amount ▾"
     assert screen.override.reason.text() == "refund amount" and screen.override.reply_text() == "Refund 40, not 400."
     assert screen.override.pending.text() == "2 unsaved"
     # saved again, on the verdicts as they are now

@@ -129,6 +129,7 @@ class AdjudicateDialog(QDialog):
         table.setHorizontalHeaderLabels(["Reviewer", "Label", "Reason"])
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         table.verticalHeader().hide()
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # a handful of rows
         table.horizontalHeader().setStretchLastSection(True)

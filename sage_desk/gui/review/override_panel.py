@@ -110,6 +110,7 @@ class OverridePanel(QWidget):
         self.tags_button.setObjectName("tagsButton")
         self.tags_button.setMenu(self.tags_menu)
         self.tags_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.tags_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0; }")  # ▾ is in the text
         self.tags_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.tags_button.setToolTip("Failure modes of this verdict, from the domain's failure_modes list "
                                     "(saved with its override)")
@@ -271,7 +272,7 @@ class OverridePanel(QWidget):
             action.setChecked(action.text() in chosen)
             action.blockSignals(False)
         self.tags_button.setEnabled(self._verdict_id is not None)
-        self.tags_button.setText(f"Tags: {', '.join(chosen)}" if chosen else "Tags ▾")
+        self.tags_button.setText(f"Tags: {', '.join(chosen)} ▾" if chosen else "Tags ▾")
 
     # --- the corrected reply, for the whole save --------------------------------------------
 
