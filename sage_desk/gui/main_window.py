@@ -156,6 +156,9 @@ class MainWindow(QMainWindow):
         from sage_desk.gui.imports.dialog import import_action  # File > Import Conversations…, on every screen
 
         self.import_conversations = import_action(self)
+        from sage_desk.gui.common.reviewer_dialog import reviewer_action  # File > Reviewer Name…, on every screen
+
+        self.reviewer_name = reviewer_action(self)
         self._build()
         self.notifier.reported.connect(self._on_error)
         self._restore()
@@ -273,6 +276,7 @@ class MainWindow(QMainWindow):
         screen_menus: dict[str, list[QAction | None]] = widget.menus() if hasattr(widget, "menus") else {}
         file_actions = list(screen_menus.pop("&File", []))
         file_actions += [None, self.import_conversations] if file_actions else [self.import_conversations]
+        file_actions.append(self.reviewer_name)
         file_menu = bar.addMenu("&File")
         quit_action = QAction("Quit", file_menu)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)

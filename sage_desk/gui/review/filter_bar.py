@@ -11,6 +11,7 @@ from sage_desk.core.store.browse import BrowseFilter
 
 SEARCH_DELAY_MS = 350
 """Typing pauses this long before the transcripts are searched (the list itself filters at once)."""
+NO_QUEUE = "No queue"
 _ALL = {"agent": "All models", "bucket": "All buckets", "conflict": "Any conflict", "failing": "Any verdict"}
 
 
@@ -23,6 +24,7 @@ class FilterBar(QWidget):
     """Run picker, filters and search; emits the filter whenever one changes."""
 
     run_chosen = Signal(str)
+    queue_chosen = Signal(object)  # a review queue's name, or None: the run's conversations
     changed = Signal()
     transcript_search = Signal(str)  # the search text after a pause (empty: cleared)
 
@@ -32,6 +34,13 @@ class FilterBar(QWidget):
         self.run = QComboBox()
         self.run.setMinimumWidth(260)
         self.run.setToolTip("The run whose conversations are listed")
+        self.queue = QComboBox()
+        self.queue.setObjectName("queuePicker")
+        self.queue.setMinimumWidth(150)
+        self.queue.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.queue.setToolTip("Review a queue: its conversations in order, your next item, progress, skip and flag "
+                              "(make one with `sage-desk queue create`)")
+        self.queue.addItem(NO_QUEUE, None)
         self.combos = {key: QComboBox() for key in _ALL}
         self.failures = QCheckBox("Failures only")
         self.failures.setToolTip("Conversations with a failed rule verdict, or an error")
@@ -57,6 +66,7 @@ class FilterBar(QWidget):
 
     def _build(self) -> None:
         self.run.currentIndexChanged.connect(self._on_run)
+        self.queue.currentIndexChanged.connect(lambda _index: self.queue_chosen.emit(self.queue.currentData()))
         for combo in self.combos.values():
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             combo.setMinimumWidth(110)
@@ -74,6 +84,9 @@ class FilterBar(QWidget):
         grid.addWidget(QLabel("Run"), 0, 0)
         top = QHBoxLayout()
         top.addWidget(self.run)
+        top.addSpacing(8)
+        top.addWidget(QLabel("Queue"))
+        top.addWidget(self.queue)
         top.addSpacing(12)
         top.addWidget(self.search, 1)
         top.addWidget(self.in_transcripts)
@@ -115,6 +128,47 @@ class FilterBar(QWidget):
             return False
         self.run.setCurrentIndex(index)
         return True
+
+    # --- review queues ----------------------------------------------------------------------
+
+    def set_queues(self, queues: list[Any], keep: str | None) -> None:
+        """Offer the review queues (newest first), keeping `keep` chosen; no signal."""
+        self.queue.blockSignals(True)
+        self.queue.clear()
+        self.queue.addItem(NO_QUEUE, None)
+        for q in queues:
+            self.queue.addItem(f"{q.name} · {q.size} items" + (" · blind" if q.blind else ""), q.name)
+            self.queue.setItemData(self.queue.count() - 1, f"{q.name}: {q.size} conversations, {q.reviews_per_item} review(s) "
+                                   f"each, reviewers: {', '.join(q.reviewers) or 'anyone'}", Qt.ItemDataRole.ToolTipRole)
+        self.queue.setCurrentIndex(max(self.queue.findData(keep), 0) if keep else 0)
+        self.queue.blockSignals(False)
+
+    def queue_name(self) -> str | None:
+        """The chosen review queue (None: the run's conversations)."""
+        return self.queue.currentData()
+
+    def choose_queue(self, name: str | None) -> None:
+        """Show a queue as chosen without saying so (the screen has already acted on it)."""
+        self.queue.blockSignals(True)
+        self.queue.setCurrentIndex(max(self.queue.findData(name), 0) if name else 0)
+        self.queue.blockSignals(False)
+
+    def set_queue_mode(self, active: bool, blind: bool, run_id: str | None) -> None:
+        """In a queue the run list rests (on the queue's run when it has one); a blind queue turns off what
+        reads the judge or other reviewers (the failed-criterion list, Judge ≠ human, the search over them)."""
+        if run_id:
+            self.run.blockSignals(True)
+            self.run.setCurrentIndex(max(self.run.findData(run_id), 0))
+            self.run.blockSignals(False)
+        self.run.setEnabled(not active)
+        self.run.setToolTip("A queue lists its own conversations: choose No queue for a run's" if active
+                            else "The run whose conversations are listed")
+        if blind:
+            self.combos["failing"].setCurrentIndex(0)
+            self.disagree.setChecked(False)
+            self.search.clear()
+        for widget in (self.combos["failing"], self.disagree, self.search, self.in_transcripts):
+            widget.setEnabled(not blind)
 
     def _on_run(self, _index: int) -> None:
         if self.run_id():

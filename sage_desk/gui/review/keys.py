@@ -41,6 +41,7 @@ SHORTCUTS = (
     Shortcut("toggle_list", ("L",), "Show or Hide the List", "L — fold the conversation list away to read wide, or bring it back"),
     Shortcut("list", ("Esc",), "Back to the List", "Esc — back to the conversation list"),
     Shortcut("refresh", ("F5",), "Refresh", "F5 — read the runs and this run's conversations again"),
+    Shortcut("next_item", ("N",), "Next Queue Item", "N — your next item of the review queue (queue mode; keyed values are saved first)"),
     Shortcut("help", ("?",), "Review Shortcuts", "? — this list"),
 )
 

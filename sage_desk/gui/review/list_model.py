@@ -70,6 +70,8 @@ class ConversationListModel(QAbstractTableModel):
         self._prefix = ""  # the domain name that starts synthesized case ids ("airline-"), not repeated on every row
         self._bold = QFont()
         self._bold.setBold(True)
+        self.queue_cells: dict[str, tuple[str, str]] | None = None  # queue mode: the Human column's (text, tooltip)
+        self.hidden: frozenset[str] = frozenset()  # a blind queue's items whose judge score the reviewer may not see yet
 
     # --- contents ---------------------------------------------------------------------------
 
@@ -95,6 +97,12 @@ class ConversationListModel(QAbstractTableModel):
             if row in wanted:
                 self.dataChanged.emit(self.index(position, 0), self.index(position, len(COLUMNS) - 1))
 
+    def set_queue_view(self, cells: dict[str, tuple[str, str]] | None, hidden: frozenset[str]) -> None:
+        """Queue mode: each item's review state in the Human column, and the items whose judge score is hidden."""
+        self.queue_cells, self.hidden = cells, hidden
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(COLUMNS) - 1))
+
     def _visible(self) -> list[int]:
         rows = self.table.filter(self.spec)
         if self._sort is not None:
@@ -107,6 +115,9 @@ class ConversationListModel(QAbstractTableModel):
         if name == "case_ids" and any(sources):  # imported rows show (and sort by) their source id
             cases = self.table.case_ids
             return lambda i: sources[i] or cases[i]
+        if name in ("judge_mean", "overridden") and self.hidden:  # a blind queue: the order must not tell the score
+            ids, hidden, key = self.table.ids, self.hidden, self.table.sort_key(name)
+            return lambda i: (ids[i] in hidden, 0 if ids[i] in hidden else key(i))
         return self.table.sort_key(name)
 
     def conversation_id(self, position: int) -> str | None:
@@ -139,6 +150,8 @@ class ConversationListModel(QAbstractTableModel):
         if not index.isValid() or not 0 <= index.row() < len(self.rows):
             return None
         row, key = self.rows[index.row()], COLUMNS[index.column()].key
+        if key in ("judge", "human") and (self.queue_cells is not None or self.hidden) and role != CONVERSATION_ID_ROLE:
+            return self._queue_data(row, key, role)
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(row, key)
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -194,6 +207,36 @@ class ConversationListModel(QAbstractTableModel):
         self.changePersistentIndexList(old, new)
 
     # --- cells ------------------------------------------------------------------------------
+
+    def _queue_data(self, row: int, key: str, role: int) -> Any:
+        """Queue mode's Judge and Human cells: the judge's score unless blind hides it, the item's review state."""
+        cid = self.table.ids[row]
+        if key == "judge" and cid in self.hidden:
+            texts = {Qt.ItemDataRole.DisplayRole: "?", Qt.ItemDataRole.ForegroundRole: QBrush(MUTED),
+                     Qt.ItemDataRole.ToolTipRole: "Hidden until you label it (blind queue)",
+                     Qt.ItemDataRole.TextAlignmentRole: int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)}
+            return texts.get(Qt.ItemDataRole(role))
+        if key == "judge":
+            return self._plain(row, key, role)
+        text, tip = (self.queue_cells or {}).get(cid, ("", ""))
+        if role == Qt.ItemDataRole.DisplayRole:
+            return text
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tip or None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QBrush(HUMAN)
+        return None
+
+    def _plain(self, row: int, key: str, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(row, key)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._colour(row, key)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(row, key)
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("repeat", "judge"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
 
     def _source_id(self, row: int) -> str:
         sources = self.table.source_ids

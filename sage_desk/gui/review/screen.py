@@ -30,6 +30,8 @@ from sage_desk.core.store.browse import empty_table
 from sage_desk.core.store.records import OverrideRecord
 from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, ask_reviewer_name, current_name, profile_signals
 from sage_desk.gui.common.workspace import Workspace
+from sage_desk.gui.review.blind import NOTE as BLIND_NOTE
+from sage_desk.gui.review.blind import BlindVerdictModel
 from sage_desk.gui.review.compare import CompareDialog, compare_options
 from sage_desk.gui.review.detail import ConversationDetail, DetailLoader
 from sage_desk.gui.review.filter_bar import FilterBar
@@ -40,10 +42,11 @@ from sage_desk.gui.review.override_loop import OverrideLoop
 from sage_desk.gui.review.override_panel import OverridePanel
 from sage_desk.gui.review.panes import PaneGroup
 from sage_desk.gui.review.path_view import PathView
+from sage_desk.gui.review.queue_bar import QueueBar
+from sage_desk.gui.review.queue_mode import QueueMode
 from sage_desk.gui.review.saving import SaveThread
 from sage_desk.gui.review.slots import SlotsPanel, imported_about
 from sage_desk.gui.review.transcript import TimelineView, TranscriptView
-from sage_desk.gui.review.verdict_model import VerdictModel
 from sage_desk.gui.review.views import fit_verdict_columns, setup_conversation_list, setup_verdict_table, titled
 
 ROW_HEIGHT = 26
@@ -81,6 +84,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self._wanted_run: str | None = None  # the last session's run, chosen once the runs are read
         self._sized = False  # the splitters have their first sizes (or the last session's)
         self.filters = FilterBar()
+        self.queue_bar = QueueBar()  # shown in queue mode (queue_mode.py)
         self.list_model = ConversationListModel(self)
         self.list = QTableView()
         self.title = QLabel("")
@@ -88,7 +92,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.transcript = TranscriptView()
         self.transcript.replay_context = lambda: (self.store, self.detail.record) if self.detail is not None else None
         self.timeline = TimelineView()
-        self.verdict_model = VerdictModel(self)
+        self.verdict_model = BlindVerdictModel(self)  # a blind queue hides the judge until the reviewer labels
         self.verdicts = QTableView()
         self.override = OverridePanel()
         self.slots = SlotsPanel(author=lambda: self.override.author.text())  # imported conversations only
@@ -102,6 +106,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self._build()
         self.actions_by_name = self._make_actions()
         self._connect()
+        self.queue = QueueMode(self)
         if store is not None or self.workspace.is_open:
             self.open_store()
 
@@ -141,6 +146,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.filters)
+        layout.addWidget(self.queue_bar)
         layout.addWidget(self.empty, 1)
         layout.addWidget(main, 1)
 
@@ -176,6 +182,7 @@ class ReviewScreen(OverrideLoop, QWidget):
             "clear": lambda: self.key_value(""), "save": self._on_enter, "reason": self._focus_reason,
             "search": self._focus_search, "failures": self.filters.failures.toggle, "compare": self.compare,
             "list": self._focus_list, "toggle_list": self.toggle_list, "refresh": self.refresh, "help": self.show_shortcuts,
+            "next_item": lambda: self.queue.next(),
         }
         return make_actions(self, slots)
 
@@ -201,7 +208,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         """The Review menu of the main window."""
         a = self.actions_by_name
         return {"&Review": [a["next"], a["previous"], a["next_verdict"], a["previous_verdict"], None, a["save"], a["reason"],
-                            a["clear"], None, a["search"], a["failures"], a["compare"], a["toggle_list"], a["refresh"], None, a["help"]]}
+                            a["clear"], None, a["search"], a["failures"], a["compare"], a["toggle_list"], a["refresh"], None, a["next_item"], None, a["help"]]}
 
     def toolbar_actions(self) -> list[QAction | None]:
         """Buttons for the main toolbar."""
@@ -251,6 +258,10 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.filters.set_runs(runs, keep)
         self.empty.setVisible(not runs)
         self.splitters["main"].setVisible(bool(runs))
+        self.queue.list_queues()
+        if self.queue.active:  # the list is the queue's: read it again (or just its progress, unless forced)
+            self.queue.reload() if force else self.queue.update_progress()
+            return
         run = next((r for r in runs if r.id == self.filters.run_id()), None)
         if run is not None:
             seen = (run.id, run.status, tuple(sorted(run.counts.items())))
@@ -262,7 +273,7 @@ class ReviewScreen(OverrideLoop, QWidget):
             self._show_detail(None)
 
     def _on_run_chosen_elsewhere(self, run_id: str) -> None:
-        if run_id == self.filters.run_id():
+        if run_id == self.filters.run_id() or self.queue.active:  # a queue's list stays until the reviewer leaves it
             return
         if self.store is None or not self.filters.choose_run(run_id):
             self._wanted_run = run_id  # chosen when the runs are next read
@@ -349,7 +360,7 @@ class ReviewScreen(OverrideLoop, QWidget):
             self.route.show_route(None, None, "")
             self.override.show_verdict(None, [])
             return
-        self.overrides = self.store.overrides(conversation_id=detail.id)
+        self.overrides = self.queue.visible_overrides(detail.id, self.store.overrides(conversation_id=detail.id))
         self._set_titles(detail)
         self.transcript.show_events(detail.events, detail.tool_kinds)
         self.timeline.show_events(detail.events, detail.tool_kinds)
@@ -357,6 +368,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.route.show_route(detail.bundle.graph if detail.bundle else None, detail.trace, detail.problem)
         self._select_verdict(self._sticky_row())
         self.override.set_pending_count(0)
+        self.queue.show_item()
         self.conversation_shown()  # override_loop.py: the domain's tags, values a failed save left
 
     def _set_titles(self, detail: ConversationDetail) -> None:
@@ -403,6 +415,8 @@ class ReviewScreen(OverrideLoop, QWidget):
     def _on_verdict(self, row: int) -> None:
         verdict = self.verdict_model.verdict(row)
         self.override.show_verdict(verdict, self.overrides)
+        if self.verdict_model.hides(verdict):
+            self.override.rationale.setText(BLIND_NOTE)
         if verdict is None:
             self.transcript.highlight(None)
             self.timeline.highlight(None)
@@ -478,7 +492,10 @@ class ReviewScreen(OverrideLoop, QWidget):
 
     def save_and_next(self) -> None:
         """Save the keyed values and move on; asks the reviewer's name first when labels would carry none."""
-        if self.detail is not None and self.verdict_model.pending and not self.reviewer_known(super().save_and_next):
+        if self.detail is not None and self.verdict_model.pending and not self.reviewer_known(self.save_and_next):
+            return
+        if self.queue.active:  # the next item comes from the queue, once the label counts
+            self.queue.save_and_next()
             return
         super().save_and_next()
 
@@ -506,6 +523,7 @@ class ReviewScreen(OverrideLoop, QWidget):
 
     def _on_reviewer_named(self, name: str) -> None:
         self.override.author.setText(name)
+        self.queue.update_progress()
 
     # --- imported conversations: a reviewer sets a slot (slots.py) -------------------------
 
@@ -538,7 +556,9 @@ class ReviewScreen(OverrideLoop, QWidget):
         except SageError as exc:
             self._report("Could not open the conversation", exc)
             return False
-        if self.filters.run_id() != record.run_id and not self.filters.choose_run(record.run_id):
+        if self.queue.active and not self.queue.holds(conversation_id):
+            self.queue.leave()
+        if not self.queue.active and self.filters.run_id() != record.run_id and not self.filters.choose_run(record.run_id):
             self.refresh()
             self.filters.choose_run(record.run_id)
         position = self.list_model.position_of(conversation_id)
@@ -555,6 +575,9 @@ class ReviewScreen(OverrideLoop, QWidget):
         """Open the selected conversation beside another of the same case (another model first)."""
         if self.detail is None or self.loader is None:
             self.message.emit("Pick a conversation to compare")
+            return None
+        if self.verdict_model.blind:
+            self.message.emit("Compare shows the judge's values: label this conversation first (blind queue)")
             return None
         table, record = self.list_model.table, self.detail.record
         options, other = compare_options(table, record)
