@@ -320,10 +320,8 @@ def _unread_decisions(domain: Domain, graph: Graph, located: Located) -> list[Pr
     enumerating paths: the decision must be unreachable from the start once every action node
     that reads one of its tables is taken out.
     """
-    import networkx as nx
-
     from sage_desk.core.sop.model import NodeKind
-    from sage_desk.core.sop.validate import to_networkx
+    from sage_desk.core.sop.validate import reachable, successors
 
     start = graph.start()
     if start is None:
@@ -338,9 +336,8 @@ def _unread_decisions(domain: Domain, graph: Graph, located: Located) -> list[Pr
         tables = {domain.context[row].table for row in _names(text) if row in domain.context}
         if not tables:
             continue
-        g = to_networkx(graph)
-        g.remove_nodes_from([n.id for n in graph.nodes if n.kind == NodeKind.ACTION and readers.get(n.tool or "") in tables])
-        if node.id in g and start.id in g and nx.has_path(g, start.id, node.id):
+        kept = {n.id for n in graph.nodes} - {n.id for n in graph.nodes if n.kind == NodeKind.ACTION and readers.get(n.tool or "") in tables}
+        if node.id in kept and start.id in kept and node.id in reachable(successors(graph, kept), [start.id]):
             tools = sorted(t for t, table in readers.items() if table in tables) or ["a read tool"]
             problems.append(located.problem(("nodes", index, "field"), f"node {node.id!r}: decides on system variable {node.field!r} "
                                             f"({', '.join(sorted(tables))}) with no read before it on some path: add a "

@@ -26,9 +26,10 @@ import urllib.parse
 import urllib.request
 import weakref
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
+if TYPE_CHECKING:
+    import aiohttp
 
 #: Model prefixes whose requests are the OpenAI wire format unchanged, when an api_base is given.
 DIRECT_PREFIXES = frozenset({"openai", "hosted_vllm"})
@@ -82,6 +83,8 @@ class Endpoints:
             await anext(closer)  # started, so the loop knows it and closes it at shutdown
         client = per_loop.get(api_base)
         if client is None:
+            import aiohttp  # a third of a second: on the first request, not when the app starts
+
             # Not trust_env: aiohttp would then read the proxy settings and ~/.netrc again for every
             # request (0.6 ms of CPU each, measured); the proxy is looked up once instead (_proxy_for).
             connector = aiohttp.TCPConnector(limit=max_connections, limit_per_host=0)
@@ -90,6 +93,8 @@ class Endpoints:
 
     async def post(self, api_base: str, body: dict[str, Any], api_key: str | None, timeout: float, max_connections: int) -> dict[str, Any]:
         """POST `body` to `{api_base}/chat/completions` and return the decoded completion."""
+        import aiohttp
+
         base = api_base.rstrip("/")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         client = await self._client(base, max_connections)

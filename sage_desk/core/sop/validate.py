@@ -216,7 +216,7 @@ def _check_decision(graph: Graph, node: Node, report: _Report) -> None:
             report.node(node, f"value {value!r} of {node.field!r} is on {covered[value]} edges", "field")
 
 
-def _reach(links: Mapping[str, set[str]], starts: Collection[str]) -> set[str]:
+def reachable(links: Mapping[str, set[str]], starts: Collection[str]) -> set[str]:
     """The ids reachable from `starts` along `links` (the starts included)."""
     seen, todo = set(starts), list(starts)
     while todo:
@@ -226,21 +226,29 @@ def _reach(links: Mapping[str, set[str]], starts: Collection[str]) -> set[str]:
     return seen
 
 
+def successors(graph: Graph, ids: Collection[str]) -> dict[str, set[str]]:
+    """Each of `ids` -> the ids its edges lead to (edges from or to other ids are left out)."""
+    links: dict[str, set[str]] = {node_id: set() for node_id in ids}
+    for edge in graph.edges:
+        if edge.source in links and edge.target in links:
+            links[edge.source].add(edge.target)
+    return links
+
+
 def _check_structure(graph: Graph, by_id: dict[str, Node], report: _Report) -> None:
     # plain breadth-first reachability: networkx would cost its import when the editor opens
-    successors: dict[str, set[str]] = {node_id: set() for node_id in by_id}
-    predecessors: dict[str, set[str]] = {node_id: set() for node_id in by_id}
-    for edge in graph.edges:
-        if edge.source in by_id and edge.target in by_id:
-            successors[edge.source].add(edge.target)
-            predecessors[edge.target].add(edge.source)
+    forward = successors(graph, by_id)
+    backward: dict[str, set[str]] = {node_id: set() for node_id in by_id}
+    for source, targets in forward.items():
+        for target in targets:
+            backward[target].add(source)
     start = graph.start()
-    reachable = _reach(successors, [start.id]) if start and start.id in by_id else set(by_id)
-    can_finish = _reach(predecessors, [n.id for n in graph.nodes if n.kind == NodeKind.END and n.id in by_id])
+    from_start = reachable(forward, [start.id]) if start else set(by_id)
+    can_finish = reachable(backward, [n.id for n in graph.nodes if n.kind == NodeKind.END and n.id in by_id])
     for node_id, node in by_id.items():
-        if node_id not in reachable:
+        if node_id not in from_start:
             report.node(node, "unreachable from the start")
-        elif node.kind != NodeKind.END and not successors[node_id]:
+        elif node.kind != NodeKind.END and not forward[node_id]:
             report.node(node, "dead end: nothing follows it and it is not an end node")
         elif node_id not in can_finish:
             report.node(node, "no way out: every path from here loops without reaching an end")
