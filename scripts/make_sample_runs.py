@@ -77,17 +77,18 @@ def stamp_for(spec: Any) -> dict[str, Any]:
     from sage_desk.core.domain.loader import load_domain
     from sage_desk.core.engine.runner import load_cases
     from sage_desk.core.engine.stamps import run_stamp
+    from sage_desk.core.session import judge_prompt_hash
 
     bundle = load_domain(spec.domain)
-    return run_stamp(spec, bundle, load_cases(bundle, spec))
+    return run_stamp(spec, bundle, load_cases(bundle, spec), judge_prompt=judge_prompt_hash())
 
 
 def build_run(store: Any, domain: str, cases: list[str] | None = None, rid: str | None = None,
               agents: list[str] | None = None, seed: int = SEED) -> str:
     """Create and play one domain's sample run (only some of its cases, for the test); returns its id."""
     from sage_desk.core.domain.loader import load_domain
-    from sage_desk.core.engine.runner import Runner, conversation_seed, load_cases
-    from sage_desk.core.scoring.hooks import VerdictHooks
+    from sage_desk.core.engine.runner import conversation_seed, load_cases
+    from sage_desk.core.session import build_runner
 
     spec = spec_for(domain, agents, seed, cases)
     bundle = load_domain(domain)
@@ -98,7 +99,7 @@ def build_run(store: Any, domain: str, cases: list[str] | None = None, rid: str 
             for agent in spec.agents for repeat in range(1, spec.repeats + 1) for case in load_cases(bundle, spec)]
     spec.stamp = stamp_for(spec)
     store.create_run(bundle.name, spec.to_config(), rows, run_id=rid)
-    runner = Runner(store, post_factory=VerdictHooks(tuple(spec.judges)))
+    runner = build_runner(store, spec)
     progress = asyncio.run(runner.execute(rid))
     if progress.errored or progress.unfinished or progress.unjudged:
         raise SystemExit(f"{domain}: {progress.errored} errored, {progress.unfinished} unfinished, {progress.unjudged} unjudged")

@@ -1,5 +1,8 @@
-"""One way to open a stored run: its spec, its domain and its cases, simulated or imported.
+"""One way to build a run and to open a stored one: its runner, spec, domain and cases.
 
+The session sits above the engine, the store and scoring, and joins them: `build_runner` gives the
+CLI and the app the same runner, with the store's link (batched writes, worker processes), the
+rule engine and the spec's judges as its post-hook, and the judge's prompt hash for its stamp.
 The CLI, the GUI and the calibration code all need the cases a run's conversations were played
 (or placed) against: a suite file's for simulated runs, the cases the import built and kept with
 each conversation for imported runs.
@@ -7,11 +10,12 @@ each conversation for imported runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle, load_domain
-from sage_desk.core.engine.runner import RunSpec
+from sage_desk.core.engine.runner import Progress, Runner, RunSpec
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
@@ -19,9 +23,31 @@ if TYPE_CHECKING:
 
 def run_spec(store: Store, run_id: str) -> RunSpec:
     """The run's spec as it was created (extra keys a newer version wrote are ignored)."""
-    config = dict(store.get_run(run_id).config)
-    known = set(RunSpec.__dataclass_fields__)
-    return RunSpec(**{k: v for k, v in config.items() if k in known})
+    return RunSpec.from_config(store.get_run(run_id).config)
+
+
+def judge_prompt_hash() -> str:
+    """The LLM judge's system and user prompts with its rubric and pass threshold (a run stamp's `judge_prompt`)."""
+    from sage_desk.core.engine.stamps import content_hash
+    from sage_desk.core.judge import llm_judge, rubric
+
+    return content_hash({"system": llm_judge.JUDGE_SYSTEM, "user": llm_judge.JUDGE_USER,
+                         "examples": llm_judge.EXAMPLES_HEADER, "say": rubric.SAY_RUBRIC,
+                         "criteria": [[c.name, c.rubric] for c in rubric.CRITERIA], "pass": rubric.PASS_THRESHOLD})
+
+
+def build_runner(store: Store, spec: RunSpec, on_progress: Callable[[Progress], None] | None = None,
+                 workers: int = 1, **settings: Any) -> Runner:
+    """A runner for `spec` on `store`, as `sage-desk run` and the app build it: batched writes through
+    the store's link, the rule engine then the spec's judges storing verdicts as conversations
+    finish, and the judge's prompt hash in the run's stamp. `settings` tune the batched writes
+    (store/batch.py `StoreLink`: interval, max_pending, flush_at)."""
+    from sage_desk.core.scoring.hooks import VerdictHooks
+    from sage_desk.core.store.batch import StoreLink
+
+    return Runner(store, on_progress=on_progress, workers=workers, link=StoreLink.of(store, **settings),
+                  post_factory=VerdictHooks(tuple(spec.judges), spec.api_base_for("judge")),
+                  judge_prompt=judge_prompt_hash())
 
 
 def check_spec(spec: RunSpec, agent_options: dict[str, Any] | None = None,

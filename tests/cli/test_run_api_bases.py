@@ -15,7 +15,7 @@ def test_a_role_takes_its_own_api_base_else_the_runs():
     spec.user_api_base, spec.judge_api_base = "http://other:8000/v1", "default"
     assert [spec.api_base_for(r) for r in ("agent", "user", "judge")] == ["http://local:11434/v1", "http://other:8000/v1", None]
     assert RunSpec(domain="northline", agents=["openai/a"]).api_base_for("judge") is None
-    assert RunSpec(**{**spec.to_config()}).api_base_for("judge") is None  # it survives the stored config (resume)
+    assert RunSpec.from_config(spec.to_config()).api_base_for("judge") is None  # it survives the stored config (resume)
 
 
 def _agent(request):

@@ -5,7 +5,8 @@ It holds a short SHA-256 of each input that changes an agent's figures: the SOP 
 the editor's node positions, which move nothing), the policy, the world, the domain declaration
 (its unsafe acts), the cases played, the agent and customer prompts, and the judge's prompts and
 rubric; plus the app version, the seed, the repeats and every model with its parameters.
-API keys never enter a stamp (the store scrubs configs as well).
+API keys never enter a stamp (the store scrubs configs as well). The judge sits above the engine:
+its prompts' hash comes from the caller (`session.judge_prompt_hash`).
 """
 
 from __future__ import annotations
@@ -58,18 +59,10 @@ def _model(role: str, name: str, api_base: str | None, defaults: dict[str, Any],
     return {"role": role, "name": name, "model": base, "parameters": params}
 
 
-def judge_prompt_hash() -> str:
-    """The LLM judge's system and user prompts with its rubric and pass threshold."""
-    from sage_desk.core.judge import llm_judge, rubric
-
-    return content_hash({"system": llm_judge.JUDGE_SYSTEM, "user": llm_judge.JUDGE_USER,
-                         "examples": llm_judge.EXAMPLES_HEADER, "say": rubric.SAY_RUBRIC,
-                         "criteria": [[c.name, c.rubric] for c in rubric.CRITERIA], "pass": rubric.PASS_THRESHOLD})
-
-
 def run_stamp(spec: Any, bundle: Any, cases: Sequence[Any], agent_options: dict[str, Any] | None = None,
-              user_options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The stamp of a run about to play `cases` of `bundle` as `spec` says."""
+              user_options: dict[str, Any] | None = None, judge_prompt: str | None = None) -> dict[str, Any]:
+    """The stamp of a run about to play `cases` of `bundle` as `spec` says; `judge_prompt` is the
+    hash of the judge's prompts and rubric (`session.judge_prompt_hash`), None when not known."""
     from sage_desk import __version__
     from sage_desk.core.agents import prompts
 
@@ -83,7 +76,7 @@ def run_stamp(spec: Any, bundle: Any, cases: Sequence[Any], agent_options: dict[
         "world": _file_hash(bundle.dir / bundle.domain.world), "domain": _file_hash(bundle.dir / "domain.yaml"),
         "suite": content_hash(suite), "cases": len(suite),
         "agent_prompt": content_hash(prompts.AGENT_SYSTEM), "customer_prompt": content_hash(prompts.CUSTOMER_SYSTEM),
-        "judge_prompt": judge_prompt_hash(), "seed": spec.seed, "repeats": spec.repeats, "models": models,
+        "judge_prompt": judge_prompt, "seed": spec.seed, "repeats": spec.repeats, "models": models,
     }
 
 

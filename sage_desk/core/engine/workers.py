@@ -5,7 +5,8 @@ event loop does every conversation's engine, client and rule work, 1.1-1.4 ms of
 completion on the direct path and 8-12 ms through litellm (benchmarks/bench_harness.py), so it
 tops out at some hundreds of completions a second whatever the concurrency. `Runner(workers=N)` gives each of N processes its
 own event loop, LLM client and database connection, and a share of the unfinished conversations
-(round robin, so each gets a mix of agents and cases) and of the concurrency.
+(by a hash of their ids, `runner.shard_of`, so each gets a mix of agents and cases, and reads
+its share a page at a time like a run in one process) and of the concurrency.
 
 The database is the only thing the processes share, which is what makes this safe: every
 conversation row is written by exactly one process, SQLite in WAL mode (or PostgreSQL) takes
@@ -29,10 +30,11 @@ Nothing the processes share takes a lock: a worker killed while holding a shared
 (or an Event's) would block every other worker, and the parent with them, for good. A pipe has
 one writer, so a killed worker only ends its own pipe, which the parent reads as end-of-file.
 
-Everything a worker needs is pickled: the database URL (never an in-memory one), the options
-of the agents and customer (plain values, API keys included, which stay in memory), and a
-*factory* for the post-hook (`PostFactory`), since a hook bound to the parent's store cannot
-cross a process boundary.
+Everything a worker needs is pickled: the store's link (engine/ports.py `StoreLink`: the database
+URL, never an in-memory one, with which the worker opens its own store and batched recorder), the
+options of the agents and customer (plain values, API keys included, which stay in memory), and
+a *factory* for the post-hook (`PostFactory`), since a hook bound to the parent's store cannot
+cross a process boundary. The forkserver preloads the modules those two come from.
 """
 
 from __future__ import annotations
@@ -56,8 +58,9 @@ log = logging.getLogger(__name__)
 
 POLL_S = 0.1  # how often a worker looks at the cancel flag, and the parent at the pipes
 ORPHAN_POLL_S = 0.5  # how often a worker checks that its run's process is still alive
-PRELOAD = ["sage_desk.core.engine.forkserver_guard", "sage_desk.core.engine.runner", "sage_desk.core.scoring.hooks",
-           "sage_desk.core.store"]  # the guard first: it ends the forkserver with the run (forkserver_guard.py)
+PRELOAD = ["sage_desk.core.engine.forkserver_guard", "sage_desk.core.engine.runner"]
+"""Imported once by the forkserver (the guard first: it ends the forkserver with the run, forkserver_guard.py),
+then the modules of the jobs' store link and post-hook factory."""
 
 
 @dataclass(frozen=True)
@@ -74,9 +77,10 @@ class Delta:
 class WorkerJob:
     """One worker's share of a run (pickled into the worker process)."""
 
-    url: str
+    link: Any  # engine/ports.py StoreLink: how this worker opens its own store
     run_id: str
-    conversation_ids: list[str]
+    share: int  # this worker plays the conversations `runner.shard_of` gives `share` of `shares`
+    shares: int
     concurrency: int
     agent_options: dict[str, Any]
     user_options: dict[str, Any]
@@ -84,7 +88,7 @@ class WorkerJob:
     owner_pid: int = 0  # the run's process: a worker outliving it ends itself
 
 
-def context() -> Any:
+def context(preload: list[str] | None = None) -> Any:
     """`forkserver` on Linux (clean children, started fast from a process that imported the engine
     once), else `spawn`. A frozen desktop bundle cannot start a fresh Python (its executable is the
     app), so it forks, after the runner has closed its database connections (`forks`)."""
@@ -92,9 +96,15 @@ def context() -> Any:
         return multiprocessing.get_context("fork")
     if sys.platform.startswith("linux"):
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(PRELOAD)
+        ctx.set_forkserver_preload(preload or PRELOAD)
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def preload(jobs: list[WorkerJob]) -> list[str]:
+    """What the forkserver imports: the engine, and where the jobs' link and post-hook factory come from."""
+    extra = [type(part).__module__ for job in jobs for part in (job.link, job.post_factory) if part is not None]
+    return list(dict.fromkeys([*PRELOAD, *(m for m in extra if m.startswith("sage_desk."))]))
 
 
 def _die_with(owner_pid: int) -> None:
@@ -127,22 +137,16 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def split(ids: list[str], workers: int) -> list[list[str]]:
-    """Round-robin shares, dropping empty ones."""
-    shares = [ids[i::workers] for i in range(workers)]
-    return [s for s in shares if s]
-
-
 def worker_main(job: WorkerJob, deltas: Any, cancel: Any) -> None:
     """A worker process: play its conversations, send a `Delta` per conversation down `deltas` (its
     pipe), then `None`; `cancel` is a shared byte the parent sets to 1."""
     _die_with(job.owner_pid)
     from sage_desk.core.engine.runner import Runner
-    from sage_desk.core.store import Store
 
-    store = Store(job.url)  # this process's own connections, opened after it started
+    store = job.link.open_store()  # this process's own connections, opened after it started
     try:
-        runner = Runner(store, post_factory=job.post_factory, agent_options=job.agent_options, user_options=job.user_options)
+        runner = Runner(store, post_factory=job.post_factory, agent_options=job.agent_options, user_options=job.user_options,
+                        link=job.link)
         runner.on_delta = deltas.send
         asyncio.run(_play_share(runner, job, cancel))
     finally:
@@ -159,7 +163,7 @@ async def _play_share(runner: Any, job: WorkerJob, cancel: Any) -> None:
 
     watcher = asyncio.ensure_future(watch())
     try:
-        await runner.play_share(job.run_id, set(job.conversation_ids), job.concurrency)
+        await runner.play_share(job.run_id, job.share, job.shares, job.concurrency)
     finally:
         watcher.cancel()
 
@@ -168,7 +172,7 @@ class WorkerPool:
     """The parent's side: start the workers, fold their deltas into progress, cancel, wait."""
 
     def __init__(self, jobs: list[WorkerJob], on_delta: Callable[[Delta], None]):
-        self.ctx = context()
+        self.ctx = context(preload(jobs))
         self.jobs = jobs
         self.on_delta = on_delta
         self.cancel_flag = self.ctx.RawValue("b", 0)  # lock-free on purpose (module docstring)

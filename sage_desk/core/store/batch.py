@@ -9,7 +9,16 @@ the event loop, so every millisecond of it delays every conversation's next turn
 but only queues them; `flush` applies everything queued in one transaction, grouped into a few
 statements: restarts, then events, then finishes, then verdicts. That order is the order of a
 conversation's own writes, so grouping never reorders them. A runner flushes every `interval`
-seconds (`flush_every`) and closes the writer at the end, which flushes the rest.
+seconds (`flush_every`), or as soon as `flush_at` conversations have finished, and closes the
+writer at the end, which flushes the rest.
+
+A run never gets ahead of its writes: before a conversation starts the runner waits for `room`,
+which holds it while `max_pending` finished conversations are still queued or being written.
+Without that, a run of conversations that never wait (offline baselines) finished them faster
+than one writer thread committed them, each batch bigger and slower than the last: a
+20,000-conversation run held most of itself in memory (900 MB) and wrote nothing for seconds.
+Now what a run holds is bounded by `max_pending` and the concurrency, whatever its size, and
+other readers of the database see conversations as they finish.
 
 The transactions run on one writer thread, in the order the batches were taken: the event loop
 only queues, and keeps answering the model's replies while SQLite commits.
@@ -18,8 +27,8 @@ A conversation's verdicts are held back until its finish is queued, and go in th
 one transaction marks it finished *and* stores every verdict, so a kill while a judge is still
 answering leaves it unfinished (a resume plays it again), never finished without its verdicts.
 
-What a crash costs: the writes of at most one interval, all of conversations not yet finished in
-the store, which a resume plays again anyway. A database locked by another process is waited
+What a crash costs: the writes of at most one interval (or of `max_pending` conversations), all
+of conversations not yet finished in the store, which a resume plays again anyway. A database locked by another process is waited
 for (store/retry.py); a batch it still refuses after that stops the run, resumable. A batch the
 database refuses for a reason of its own (a harness bug, say) is applied again conversation by
 conversation, so only the conversation at fault is lost, recorded as errored.
@@ -49,6 +58,10 @@ from sage_desk.core.store.schema import ConversationRow, EventRow, VerdictRow, t
 log = logging.getLogger(__name__)
 
 DEFAULT_INTERVAL_S = 0.05
+DEFAULT_FLUSH_AT = 256
+"""Finished conversations queued that start a flush before the interval is up."""
+DEFAULT_MAX_PENDING = 512
+"""Finished conversations queued or being written beyond which no conversation starts (`room`)."""
 
 
 @dataclass
@@ -96,9 +109,15 @@ def _update_each(connection: Connection, values: dict[str, dict[str, Any]]) -> N
 class BatchWriter:
     """A `Recorder` (plus `save_verdicts`) that queues writes for `flush` to apply in one transaction."""
 
-    def __init__(self, store: Any, interval: float | None = None) -> None:
+    def __init__(self, store: Any, interval: float | None = None, max_pending: int | None = None,
+                 flush_at: int | None = None) -> None:
         self.store = store
         self.interval = interval if interval is not None else DEFAULT_INTERVAL_S
+        self.max_pending = max(1, max_pending if max_pending is not None else DEFAULT_MAX_PENDING)
+        self.flush_at = max(1, min(flush_at if flush_at is not None else DEFAULT_FLUSH_AT, self.max_pending))
+        self._writing = 0  # finished conversations in the batch on its way to the database
+        self._due = asyncio.Event()  # a flush is wanted before the interval is up
+        self._drained = asyncio.Event()  # a batch was written (or the flushes ended)
         self._batch = WriteBatch()
         self._lost: set[str] = set()  # conversations a refused batch could not save
         self._held: dict[str, dict[str, list[Verdict]]] = {}  # conversation in play -> source -> verdicts, until its finish
@@ -140,6 +159,8 @@ class BatchWriter:
         self._batch.touched.add(conversation_id)
         for source, verdicts in self._held.pop(conversation_id, {}).items():
             self._batch.verdicts.setdefault(source, {})[conversation_id] = verdicts
+        if len(self._batch.finishes) >= self.flush_at:
+            self._due.set()
 
     def save_verdicts(self, conversation_id: str, source: str, verdicts: Iterable[Verdict]) -> None:
         """Queue a replacement of this conversation's verdicts from `source` (held until its finish, if in play)."""
@@ -159,21 +180,46 @@ class BatchWriter:
             self._writer.submit(self._write, batch).result()
 
     async def flush_every(self) -> None:
-        """Flush every `interval` seconds until `stop_flushing` (a runner's background task).
+        """Flush every `interval` seconds, or at once when `flush_at` conversations finished, until
+        `stop_flushing` (a runner's background task).
 
         A write on its way is always waited for, never cancelled: its failure must reach the runner.
         """
         loop = asyncio.get_running_loop()
-        while not self._stopping.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), self.interval)
-            batch = self._take()
-            if batch is not None:
-                await loop.run_in_executor(self._writer, self._write, batch)
+        try:
+            while not self._stopping.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._due.wait(), self.interval)
+                self._due.clear()
+                batch = self._take()
+                if batch is not None:
+                    self._writing = len(batch.finishes)
+                    try:
+                        await loop.run_in_executor(self._writer, self._write, batch)
+                    finally:
+                        self._writing = 0
+                        self._drained.set()
+        finally:
+            self._stopping.set()  # flushes ended, for good or not: nobody waits for room any more
+            self._drained.set()
 
     def stop_flushing(self) -> None:
         """End `flush_every` after its current write (call it on the loop that runs it)."""
         self._stopping.set()
+        self._due.set()
+
+    @property
+    def pending(self) -> int:
+        """Finished conversations not yet committed: queued, or in the batch being written."""
+        return len(self._batch.finishes) + self._writing
+
+    async def room(self) -> None:
+        """Return once fewer than `max_pending` finished conversations wait to be written (at once
+        when the flushes have ended: the runner then stops anyway, or writes the rest at `close`)."""
+        while self.pending >= self.max_pending and not self._stopping.is_set():
+            self._due.set()
+            self._drained.clear()
+            await self._drained.wait()
 
     def close(self) -> None:
         """Flush what is left and stop the writer thread."""
@@ -243,3 +289,38 @@ def _split(batch: WriteBatch) -> dict[str, WriteBatch]:
         for cid, verdicts in by_conversation.items():
             parts[cid].verdicts.setdefault(source, {})[cid] = verdicts
     return parts
+
+
+@dataclass(frozen=True)
+class StoreLink:
+    """The engine's `StoreLink` (engine/ports.py) over a `Store`: each run's recorder is a
+    `BatchWriter`, and a worker process opens its own `Store` from the URL (picklable)."""
+
+    url: str | None = field(default=None, repr=False)  # None: in memory, no other process can open it
+    interval: float = DEFAULT_INTERVAL_S
+    max_pending: int = DEFAULT_MAX_PENDING
+    flush_at: int = DEFAULT_FLUSH_AT
+
+    @classmethod
+    def of(cls, store: Any, **settings: Any) -> StoreLink:
+        """The link to `store`'s database (its URL keeps its password: workers need it, and it stays in memory)."""
+        url = store.url
+        in_memory = url.drivername.startswith("sqlite") and url.database in (None, "", ":memory:")
+        return cls(None if in_memory else url.render_as_string(hide_password=False), **settings)
+
+    @property
+    def shareable(self) -> bool:
+        """Whether another process can open the database."""
+        return self.url is not None
+
+    def open_store(self) -> Any:
+        """A `Store` of this process's own (a worker's)."""
+        from sage_desk.core.store.store import Store  # store.py imports this module
+
+        if self.url is None:
+            raise StoreError("an in-memory database cannot be opened by another process")
+        return Store(self.url)
+
+    def recorder(self, store: Any) -> BatchWriter:
+        """A run's batched recorder over `store`."""
+        return BatchWriter(store, self.interval, self.max_pending, self.flush_at)

@@ -7,32 +7,12 @@ database.
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sage_desk.core.engine.status import ConversationStatus, RunStatus
 from sage_desk.core.rules.verdict import Verdict
-
-
-class RunStatus(StrEnum):
-    """Where a run stands."""
-
-    RUNNING = "running"
-    FINISHED = "finished"
-    CANCELLED = "cancelled"
-    INTERRUPTED = "interrupted"  # the process died or the window closed; resumable
-    FAILED = "failed"
-
-
-class ConversationStatus(StrEnum):
-    """Where one conversation stands."""
-
-    PENDING = "pending"
-    RUNNING = "running"
-    FINISHED = "finished"
-    ERRORED = "errored"  # excluded from denominators, never silently dropped
-    CANCELLED = "cancelled"
 
 
 class _Record(BaseModel):

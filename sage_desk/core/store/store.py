@@ -16,11 +16,12 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, tuple_, update
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
+from sage_desk.core.engine.status import UNFINISHED
 from sage_desk.core.events import Event, LlmUsage, TerminationReason, event_to_dict, parse_event
 from sage_desk.core.llm.redact import redact
 from sage_desk.core.rules.verdict import Verdict
@@ -45,8 +46,7 @@ from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, Verdi
 CONVERSATION_FILTERS = frozenset({"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination"})
 _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "conflict", "tactics", "seed"})
 JUDGE_FAILED = "judge"  # the criterion of the one unscored verdict scoring/hooks.py stores when a judge's call failed
-# What a resume re-runs: never started, cut off mid-way, or stopped by a cancel.
-UNFINISHED = (ConversationStatus.PENDING, ConversationStatus.RUNNING, ConversationStatus.CANCELLED)
+PLAY_PAGE = 500  # conversations a run reads at a time (conversations_to_play)
 _SECRET_QUERY = re.compile(r"([?&;](?:[\w.-]*[_-])?(?:api[_-]?keys?|key|secret|password|passwd|token|access_token|auth|sig|signature)=)[^&#;]*",
                            re.IGNORECASE)
 _SECRET_KEY = re.compile(r"(^|_)(api_?keys?|secret|password|passwd|token|access_token|authorization)$", re.IGNORECASE)
@@ -261,17 +261,43 @@ class Store:
         wanted = sorted(set(sources))
         if not wanted:
             return []
-        verdicts = table_of(VerdictRow)
-        failed = and_(verdicts.c.criterion == JUDGE_FAILED, verdicts.c.unscored.is_(True))
-        have = (select(func.count(func.distinct(verdicts.c.source)))
-                .where(and_(verdicts.c.conversation_id == ConversationRow.id, verdicts.c.source.in_(wanted), ~failed))
-                .scalar_subquery())
-        query = (select(ConversationRow)
-                 .where(ConversationRow.run_id == run_id, ConversationRow.status == ConversationStatus.FINISHED.value,
-                        have < len(wanted))
-                 .order_by(ConversationRow.case_id, ConversationRow.agent, ConversationRow.repeat, ConversationRow.id))
+        query = (select(ConversationRow).where(ConversationRow.run_id == run_id, _unjudged(wanted))
+                 .order_by(*_LIST_ORDER))
         with self._reading() as session:
             return [_conversation_record(r) for r in session.scalars(query)]
+
+    def conversations_to_play(self, run_id: str, statuses: Sequence[str], sources: Sequence[str] = (),
+                              page: int = PLAY_PAGE) -> Iterator[list[ConversationRecord]]:
+        """A run's conversations in `statuses`, and its finished ones missing verdicts of `sources`, a
+        page at a time in the Review list's order: a run of any size is read in flat memory.
+
+        Pages are keyset pages on the list's index (0008), so each is one short walk of it; a
+        conversation played between two pages is behind the next one and changes nothing.
+        """
+        where = _to_play(run_id, statuses, sources)
+        if where is None:
+            return
+        after: tuple[Any, ...] | None = None
+        while True:
+            query = select(ConversationRow).where(where)
+            if after is not None:
+                query = query.where(tuple_(*_LIST_ORDER) > tuple_(*after))
+            with self._reading() as session:
+                rows = [_conversation_record(r) for r in session.scalars(query.order_by(*_LIST_ORDER).limit(page))]
+            if rows:
+                yield rows
+            if len(rows) < page:
+                return
+            last = rows[-1]
+            after = (last.case_id, last.agent, last.repeat, last.id)
+
+    def count_to_play(self, run_id: str, statuses: Sequence[str], sources: Sequence[str] = ()) -> int:
+        """How many conversations `conversations_to_play` gives, in one query."""
+        where = _to_play(run_id, statuses, sources)
+        if where is None:
+            return 0
+        with self._reading() as session:
+            return int(session.scalar(select(func.count()).select_from(ConversationRow).where(where)) or 0)
 
     # -- the Recorder protocol ----------------------------------------------------------------
 
@@ -511,6 +537,28 @@ class Store:
         """Calibration examples of a domain (and criterion, and split), oldest first."""
         with self._reading() as session:
             return reviews.judge_examples(session, domain, criterion, split)
+
+
+_LIST_ORDER = (ConversationRow.case_id, ConversationRow.agent, ConversationRow.repeat, ConversationRow.id)
+
+
+def _unjudged(wanted: Sequence[str]) -> ColumnElement[bool]:
+    """Finished, and missing the verdicts of one of `wanted` (a failed judge's marker does not count)."""
+    verdicts = table_of(VerdictRow)
+    failed = and_(verdicts.c.criterion == JUDGE_FAILED, verdicts.c.unscored.is_(True))
+    have = (select(func.count(func.distinct(verdicts.c.source)))
+            .where(and_(verdicts.c.conversation_id == ConversationRow.id, verdicts.c.source.in_(wanted), ~failed))
+            .scalar_subquery())
+    return and_(ConversationRow.status == ConversationStatus.FINISHED.value, have < len(wanted))
+
+
+def _to_play(run_id: str, statuses: Sequence[str], sources: Sequence[str]) -> ColumnElement[bool] | None:
+    """A run's conversations in `statuses` or unjudged by `sources`; None when that is nothing."""
+    wanted = sorted(set(sources))
+    conditions: list[ColumnElement[bool]] = [ConversationRow.status.in_([str(s) for s in statuses])] if statuses else []
+    if wanted:
+        conditions.append(_unjudged(wanted))
+    return and_(ConversationRow.run_id == run_id, or_(*conditions)) if conditions else None
 
 
 def _first_line(exc: SQLAlchemyError) -> str:

@@ -300,7 +300,7 @@ class RunsScreen(QWidget):
         if self.is_running():
             return None
         try:
-            spec = RunSpec(**self.store().get_run(run_id).config)  # as `sage-desk run --resume` does
+            spec = RunSpec.from_config(self.store().get_run(run_id).config)  # as `sage-desk run --resume` does
         except (SageError, TypeError) as exc:
             self._report(f"Could not resume {run_id}", exc)
             return None

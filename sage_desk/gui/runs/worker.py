@@ -3,8 +3,8 @@
 The worker never touches a widget. It reports through signals, which Qt queues to the GUI
 thread: `progressed(RunProgress)` at most every `PROGRESS_EVERY_S` (and at the end) and
 `ended(RunOutcome)` once. The runner and its verdict hook (rule engine, then the spec's judges)
-are built exactly as `sage-desk run` builds them (`VerdictHooks`), so a run started here stores
-the same verdicts.
+are built exactly as `sage-desk run` builds them (`session.build_runner`), so a run started here
+stores the same verdicts, writes the same batches and stamps the same hashes.
 
 An offline run (baselines, the scripted customer, baseline judges) never waits on anything: in
 a thread of this process it would hold the GIL for seconds at a time and starve the GUI (screen
@@ -24,8 +24,8 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
-from sage_desk.core.engine.runner import Progress, Runner, RunSpec
-from sage_desk.core.scoring.hooks import VerdictHooks
+from sage_desk.core.engine.runner import Progress, RunSpec
+from sage_desk.core.session import build_runner
 from sage_desk.core.store.records import RunStatus
 
 PROGRESS_EVERY_S = 0.1
@@ -67,11 +67,6 @@ def worker_processes(store: Any, spec: RunSpec, conversations: int) -> int:
     frozen = getattr(sys, "frozen", False)
     big = conversations >= OFFLINE_IN_PROCESSES_FROM
     return WORKER_PROCESSES if big and plays_offline(spec) and not in_memory and not frozen else 1
-
-
-def build_runner(store: Any, spec: RunSpec, on_progress: Any = None) -> Runner:
-    """A runner with the rule engine and the spec's judges attached, exactly as `sage-desk run` attaches them."""
-    return Runner(store, on_progress=on_progress, post_factory=VerdictHooks(tuple(spec.judges), spec.api_base_for("judge")))
 
 
 class RunThread(QThread):

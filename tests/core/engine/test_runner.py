@@ -1,8 +1,8 @@
 """The runner against a real SQLite store: create, execute, cancel, resume, verdicts.
 
-Every test runs twice: with a `post_factory` (the run's writes go through the group-commit
-`BatchWriter`, as `sage-desk run` and the GUI do) and with a `post` hook bound to the store
-(direct writes).
+Every test runs twice: with a `post_factory` and the store's link (the run's writes go through
+the group-commit `BatchWriter`, as `sage-desk run` and the GUI do) and with a `post` hook bound
+to the store (direct writes).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 from sage_desk.core.engine.runner import Runner, RunSpec
 from sage_desk.core.scoring.hooks import VerdictHooks, verdict_hook
 from sage_desk.core.store import Store
+from sage_desk.core.store.batch import StoreLink
 
 
 def make_store(tmp_path):
@@ -24,7 +25,7 @@ def make_store(tmp_path):
 def make_runner(request):
     def make(store, **kw):
         if request.param == "batched":
-            return Runner(store, post_factory=VerdictHooks(), **kw)
+            return Runner(store, post_factory=VerdictHooks(), link=StoreLink.of(store), **kw)
         return Runner(store, post=verdict_hook(store), **kw)
 
     return make

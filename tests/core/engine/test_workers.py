@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import pytest
 from fakes import FakeOpenAIServer, FakeToolCall
 
-from sage_desk.core.engine.runner import Runner, RunSpec
-from sage_desk.core.engine.workers import split
+from sage_desk.core.engine.runner import Runner, RunSpec, shard_of
 from sage_desk.core.errors import RunError
 from sage_desk.core.scoring.hooks import VerdictHooks, verdict_hook
 from sage_desk.core.store import Store
+from sage_desk.core.store.batch import StoreLink
 
 CASES = ["nl-001", "nl-002", "nl-003", "nl-004", "nl-005", "nl-006"]
 
@@ -51,15 +51,22 @@ def spec(**kw):
     return RunSpec(**{**base, **kw})
 
 
-def test_split_is_round_robin_without_empty_shares():
-    assert split(["a", "b", "c", "d", "e"], 2) == [["a", "c", "e"], ["b", "d"]]
-    assert split(["a"], 3) == [["a"]]
+def runner_of(store, **kw):
+    return Runner(store, link=StoreLink.of(store), **kw)
+
+
+def test_shards_are_stable_and_mixed():
+    ids = [f"c-{i:04d}" for i in range(600)]
+    shares = [shard_of(cid, 3) for cid in ids]
+    assert shares == [shard_of(cid, 3) for cid in ids]  # the parent and every worker agree
+    assert all(150 < shares.count(k) < 250 for k in range(3))
+    assert {shard_of(cid, 1) for cid in ids} == {0}
 
 
 def test_two_workers_play_every_conversation_exactly_once_with_verdicts(tmp_path):
     store = make_store(tmp_path)
     seen = []
-    runner = Runner(store, on_progress=lambda p: seen.append(p.done), post_factory=VerdictHooks(), workers=2)
+    runner = runner_of(store, on_progress=lambda p: seen.append(p.done), post_factory=VerdictHooks(), workers=2)
     run_id = runner.create(spec())
     progress = asyncio.run(runner.execute(run_id))
 
@@ -78,7 +85,7 @@ def test_workers_give_the_same_outcomes_as_one_process(tmp_path):
     one, two = Store(f"sqlite:///{tmp_path / 'one.db'}"), Store(f"sqlite:///{tmp_path / 'two.db'}")
     results = []
     for store, workers in ((one, 1), (two, 2)):
-        runner = Runner(store, post_factory=VerdictHooks(), workers=workers)
+        runner = runner_of(store, post_factory=VerdictHooks(), workers=workers)
         run_id = runner.create(spec())
         asyncio.run(runner.execute(run_id))
         results.append(sorted((c.case_id, c.agent, c.repeat, c.termination, len(store.events(c.id)),
@@ -94,13 +101,13 @@ def test_cancel_stops_the_workers_and_resume_finishes_the_run(tmp_path):
         if progress.done >= 1:
             runner.cancel()
 
-    runner = Runner(store, on_progress=cancel_after_first, post_factory=SlowVerdicts(), workers=2)
+    runner = runner_of(store, on_progress=cancel_after_first, post_factory=SlowVerdicts(), workers=2)
     run_id = runner.create(spec(repeats=6, concurrency=2))
     asyncio.run(runner.execute(run_id))
     assert store.get_run(run_id).status.value == "cancelled"
     assert 0 < len(store.unfinished_conversations(run_id)) < 72
 
-    progress = asyncio.run(Runner(store, post_factory=VerdictHooks(), workers=2).execute(run_id))
+    progress = asyncio.run(runner_of(store, post_factory=VerdictHooks(), workers=2).execute(run_id))
     assert progress.done == 72 and not store.unfinished_conversations(run_id)
 
 
@@ -115,25 +122,25 @@ def test_a_killed_worker_is_reported_and_its_conversations_stay_resumable(tmp_pa
             os.kill(victim.pid, signal.SIGKILL)
             killed.append(victim.pid)
 
-    runner = Runner(store, on_progress=kill_one_worker, post_factory=SlowVerdicts(), workers=2)
+    runner = runner_of(store, on_progress=kill_one_worker, post_factory=SlowVerdicts(), workers=2)
     run_id = runner.create(spec(repeats=6, concurrency=2))
     with pytest.raises(RunError, match="worker process failed"):
         asyncio.run(runner.execute(run_id))
     assert killed and store.unfinished_conversations(run_id)
 
-    progress = asyncio.run(Runner(store, post_factory=VerdictHooks(), workers=2).execute(run_id))
+    progress = asyncio.run(runner_of(store, post_factory=VerdictHooks(), workers=2).execute(run_id))
     assert progress.done == 72 and not store.unfinished_conversations(run_id)
 
 
 def test_workers_refuse_an_in_memory_database_and_a_bound_post_hook(tmp_path):
     memory = Store("sqlite://")
-    runner = Runner(memory, workers=2)
+    runner = runner_of(memory, workers=2)
     run_id = runner.create(spec())
     with pytest.raises(RunError, match="in-memory"):
         asyncio.run(runner.execute(run_id))
 
     store = make_store(tmp_path)
-    bound = Runner(store, post=verdict_hook(store), workers=2)
+    bound = runner_of(store, post=verdict_hook(store), workers=2)
     run_id = bound.create(spec())
     with pytest.raises(RunError, match="post_factory"):
         asyncio.run(bound.execute(run_id))

@@ -13,7 +13,7 @@ from sage_desk.core.events import AgentMessage, CustomerMessage, Ended, Terminat
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.scoring.hooks import VerdictHooks, verdict_hook
 from sage_desk.core.store import Store
-from sage_desk.core.store.batch import BatchWriter
+from sage_desk.core.store.batch import BatchWriter, StoreLink
 
 SPEC = dict(domain="northline", agents=["baseline:oracle", "baseline:complier"], cases=["nl-001", "nl-002", "nl-003"],
             repeats=2, concurrency=3)
@@ -42,7 +42,7 @@ def _conversation(store):
 def test_a_batched_run_records_exactly_what_direct_writes_record(tmp_path, any_store):
     direct, batched = _store(tmp_path, "direct.db"), any_store  # batched: SQLite file, in memory, PostgreSQL
     first = Runner(direct, post=verdict_hook(direct))
-    second = Runner(batched, post_factory=VerdictHooks())
+    second = Runner(batched, post_factory=VerdictHooks(), link=StoreLink.of(batched))
     one = first.create(RunSpec(**SPEC))
     two = second.create(RunSpec(**SPEC))
     asyncio.run(first.execute(one))
@@ -115,7 +115,7 @@ class _BrokenStore(Store):
 def test_a_store_that_refuses_the_runs_writes_stops_the_run_with_one_clear_error(tmp_path, fake_openai):
     fake_openai.latency = 0.05  # conversations that wait on a model, so the first flush comes mid-run
     store = _BrokenStore(f"sqlite:///{tmp_path / 'runs.db'}")
-    runner = Runner(store, post_factory=VerdictHooks(), agent_options={"api_key": "x"})
+    runner = Runner(store, post_factory=VerdictHooks(), agent_options={"api_key": "x"}, link=StoreLink.of(store))
     run_id = runner.create(RunSpec(**{**SPEC, "agents": ["openai/fake-agent"], "api_base": fake_openai.base_url, "repeats": 10}))
     with pytest.raises(RunError, match=r"(?s)could not be recorded .*disk I/O error.*--resume"):
         asyncio.run(runner.execute(run_id))
