@@ -71,9 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _execute(args: argparse.Namespace, store: Any) -> int:
-    from sage_desk.core.engine.runner import Runner
-    from sage_desk.core.scoring.hooks import VerdictHooks
-    from sage_desk.core.session import run_spec
+    from sage_desk.core.session import build_runner, run_spec
 
     if args.resume:
         run_id = args.resume
@@ -83,8 +81,7 @@ def _execute(args: argparse.Namespace, store: Any) -> int:
     else:
         spec = _spec(args)
     bar = _ProgressBar(quiet=args.quiet)
-    runner = Runner(store, on_progress=bar.update, post_factory=VerdictHooks(tuple(spec.judges), spec.api_base_for("judge")),
-                    workers=args.workers)
+    runner = build_runner(store, spec, on_progress=bar.update, workers=args.workers)
     if not args.resume:
         run_id = runner.create(spec)
     print(f"run {run_id}: {spec.domain}, agents {', '.join(spec.agents)}, user {spec.user}, "
