@@ -105,7 +105,23 @@ def test_the_queue_lists_its_items_in_order_shows_progress_and_selects_the_next_
     assert list_cell(screen, ids[0], "human") == "2/2" and list_cell(screen, ids[13], "human") == "✓ 1/2"
     # N claimed c39 for ines; the next N keeps her on it until she labels or skips it
     key(screen, Qt.Key.Key_N)
-    assert screen.detail.id == ids[39]
+    assert screen.detail.id == ids[39] and "still yours" in screen.queue_bar.note.text()
+    key(screen, Qt.Key.Key_Return)  # nothing keyed: Enter is Next, and the item stays hers
+    assert screen.detail.id == ids[39] and store.overrides(conversation_id=ids[39]) == []
+
+
+def test_a_queue_over_two_runs_lists_both_in_its_order(qtbot, home, team, qtmodeltester):
+    store, ids = team
+    other = make_run(store, n=3, run_id="r-other")
+    order = [other[2], ids[5], other[0], ids[1]]
+    create_queue(store, "mixed", order, blind=True, criteria=[CRITERION])
+    screen = make_screen(qtbot, store)
+    choose(screen, "mixed")
+    assert listed(screen) == order and screen.detail.id == other[2]
+    assert screen.list_model.table.run_id == ""  # from two runs
+    qtmodeltester.check(screen.list_model)
+    qtmodeltester.check(screen.verdict_model)
+    assert screen.verdict_model.blind and list_cell(screen, other[2], "judge") == "?"
 
 
 def test_enter_saves_the_label_then_the_next_item_comes_from_the_queue(qtbot, home, team):

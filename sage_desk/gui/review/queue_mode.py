@@ -174,7 +174,7 @@ class QueueMode(QObject):
         self.update_progress()
         screen._apply_filter()
         self._poll.start()
-        self.next()
+        self.next(entering=True)
         self.refresh_item()  # the conversation shown before may be the queue's first: it is blind now
         return True
 
@@ -237,7 +237,7 @@ class QueueMode(QObject):
 
     # --- the queue's actions ----------------------------------------------------------------
 
-    def next(self) -> None:
+    def next(self, entering: bool = False) -> None:
         """Go to the reviewer's next item (values keyed on this one are saved first)."""
         screen = self.screen
         if self.record is None:
@@ -259,7 +259,9 @@ class QueueMode(QObject):
         if item is None:
             self._say_done()
             return
-        screen.queue_bar.say(f"Item {item.position + 1} of {self.record.size}")
+        shown = not entering and screen.detail is not None and screen.detail.id == item.conversation_id
+        where = f"Item {item.position + 1} of {self.record.size}"
+        screen.queue_bar.say(f"{where} is still yours: label it (Enter saves) or Skip it" if shown else where)
         self.select(item.conversation_id)
 
     def save_and_next(self) -> None:
@@ -376,11 +378,22 @@ class QueueMode(QObject):
         screen._on_verdict(row)
         self.show_item()
 
+    def _reread_row(self) -> None:
+        """The shown item's row of the list again (its judge and human figures), whichever run it is from."""
+        screen = self.screen
+        detail = screen.detail
+        row = screen.list_model.table.row_of(detail.id) if detail is not None and self.holds(detail.id) else None
+        if detail is None or row is None:
+            return
+        screen.list_model.table.replace_row(row, screen.store.conversation_table(detail.record.run_id, [detail.id]))
+        screen.list_model.refresh_rows([row])
+
     def _on_labelled(self, _run_id: str) -> None:
         """A label was saved (here or on another screen): progress, and what the reviewer may now see."""
         if self.record is None:
             return
         self.update_progress()
+        self._reread_row()
         self.refresh_item()
         if self._next_after_save:
             self._next_after_save = False
