@@ -19,7 +19,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user", default="scripted", metavar="MODEL", help="customer simulator: scripted (no LLM) or a litellm model")
     parser.add_argument("--judge", action="append", default=[], metavar="MODEL",
                         help="judge model, repeatable: a litellm model, baseline:heuristic, or none")
-    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3, metavar="N",
+                        help="plays of each case per agent (default 3: metrics take the median of three, as SupportAgentBench)")
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--workers", type=int, default=1, metavar="N",
                         help="spread conversations over N processes (for fast local servers, where one process is CPU-bound)")

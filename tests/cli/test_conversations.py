@@ -97,7 +97,7 @@ def test_show_takes_a_run_and_a_case(played, capsys):
 def test_a_run_whose_every_conversation_errored_is_failed_not_finished(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'errored.db'}"
     assert main(["run", "--db", db, "--domain", "northline", "--agent", "baseline:oracle", "--user", "scripted",
-                 "--judge", "none", "--cases", "nl-001", "--quiet"]) == 0
+                 "--judge", "none", "--cases", "nl-001", "--repeats", "1", "--quiet"]) == 0
     store = Store(db)
     run_id = store.latest_run_id()
     assert store.get_run(run_id).status == "finished"

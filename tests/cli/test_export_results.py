@@ -19,7 +19,7 @@ CASES = ["nl-001", "nl-121", "nl-145", "nl-154", "nl-159"]  # resolvable, must-e
 def db(tmp_path_factory) -> str:
     url = f"sqlite:///{tmp_path_factory.mktemp('results') / 'runs.db'}"
     args = ["run", "--db", url, "--domain", "northline", "--agent", "baseline:oracle", "--agent", "baseline:complier",
-            "--user", "scripted", "--judge", "none", "--cases", ",".join(CASES), "--quiet"]
+            "--user", "scripted", "--judge", "none", "--cases", ",".join(CASES), "--repeats", "1", "--quiet"]
     assert main(args) == 0
     return url
 

@@ -25,7 +25,7 @@ def replay(capsys, *args):
 def test_the_oracle_takes_the_same_action_every_time(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     assert main(["run", "--db", db, "--domain", "northline", "--agent", "baseline:oracle", "--cases", "nl-145",
-                 "--judge", "none", "--quiet"]) == 0
+                 "--judge", "none", "--repeats", "1", "--quiet"]) == 0
     (convo,) = Store(db).conversations()
     code, data = replay(capsys, convo.id, "--from-turn", "1", "--times", "5", "--db", db)
     assert code == 0 and data["original"] == "open_carrier_trace then close:resolved"
@@ -55,7 +55,7 @@ def test_a_model_forked_at_turn_two_sees_the_turns_before_and_varies(tmp_path, c
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(_model) as server:
         assert main(["run", "--db", db, "--domain", "northline", "--agent", "openai/fake", "--cases", "nl-019",
-                     "--judge", "none", "--api-base", server.base_url, "--quiet"]) in (0, 1)
+                     "--judge", "none", "--api-base", server.base_url, "--repeats", "1", "--quiet"]) in (0, 1)
         (convo,) = Store(db).conversations()
         turns = {e.turn for e in Store(db).events(convo.id) if e.type == "tool_call"}
         assert turns == {1, 2}, "the customer answered once, the model acted in both turns"

@@ -30,7 +30,7 @@ def _judge(_request):
 
 def _run_args(db, judge_url, *extra):
     return ["run", "--db", db, "--domain", "northline", "--cases", CASES, "--agent", "baseline:oracle",
-            "--agent", "baseline:complier", "--judge", JUDGE, "--judge-api-base", judge_url, "--quiet", *extra]
+            "--agent", "baseline:complier", "--judge", JUDGE, "--judge-api-base", judge_url, "--repeats", "1", "--quiet", *extra]
 
 
 def _unjudged_finished(store, run_id):

@@ -13,7 +13,7 @@ from sage_desk.cli import main
 def baseline_run(tmp_path_factory):
     db = f"sqlite:///{tmp_path_factory.mktemp('runs') / 'runs.db'}"
     code = main(["run", "--db", db, "--domain", "northline", "--agent", "baseline:oracle", "--agent", "baseline:complier",
-                 "--agent", "baseline:escalator", "--user", "scripted", "--judge", "none", "--quiet"])
+                 "--agent", "baseline:escalator", "--user", "scripted", "--judge", "none", "--repeats", "1", "--quiet"])
     assert code == 0
     return db
 
@@ -61,6 +61,15 @@ def test_show_and_rejudge(baseline_run, capsys):
     assert "CUSTOMER:" in out and "FAIL" in out and "catastrophic." in out
     assert main(["rejudge", "--db", baseline_run, "--run", run_id, "--judge", "baseline:heuristic"]) == 0
     assert any(v.source == "baseline:heuristic" for v in store.verdicts(conversation_id=cid))
+
+
+def test_a_run_plays_each_case_three_times_unless_told(tmp_path):
+    from sage_desk.core.store import Store
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    assert main(["run", "--db", db, "--domain", "northline", "--agent", "baseline:oracle", "--cases", "nl-001",
+                 "--judge", "none", "--quiet"]) == 0
+    assert sorted(c.repeat for c in Store(db).conversations()) == [1, 2, 3]  # the median of three, as SupportAgentBench
 
 
 def test_usage_errors(capsys):

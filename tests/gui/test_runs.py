@@ -56,6 +56,8 @@ def screen(qtbot, store):
 
 
 def choose(screen, agents=("baseline:oracle",), cases=CASES, **numbers):
+    """Fill the form; each case is played once unless `repeats` says otherwise (the form starts at 3)."""
+    numbers = {"repeats": 1, **numbers}
     form = screen.form
     form.domain.setCurrentText("northline")
     form.case_ids.setText(cases)
@@ -278,11 +280,19 @@ def test_the_runs_model_passes_the_model_tester(qtmodeltester, screen, store):
     qtmodeltester.check(RunsModel(), force_py=True)
 
 
+def test_a_new_form_plays_each_case_three_times(screen):
+    form = screen.form
+    form.domain.setCurrentText("northline")
+    form.case_ids.setText(CASES)
+    assert form.repeats.value() == 3  # the median of three, as SupportAgentBench
+    assert "× 3 repeats" in form.summary.text() and form.spec().repeats == 3
+
+
 def test_the_form_is_remembered_without_secrets(qtbot, screen, tmp_path):
     from PySide6.QtCore import QSettings
 
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    choose(screen, agents=("baseline:complier",), repeats=3)
+    choose(screen, agents=("baseline:complier",), repeats=5)
     screen.form.agents.add("openai/gpt-4o-mini")
     screen.form.api_base.setText("http://user:pw@10.0.0.5:8000/v1")
     screen.form.judge_api_base.setCurrentText("the provider's own endpoint")
@@ -293,7 +303,7 @@ def test_the_form_is_remembered_without_secrets(qtbot, screen, tmp_path):
     qtbot.addWidget(again)
     again.restore_state(settings)
     assert again.form.agents.checked() == ["baseline:complier", "openai/gpt-4o-mini"]
-    assert again.form.repeats.value() == 3 and again.form.api_base.text() == ""
+    assert again.form.repeats.value() == 5 and again.form.api_base.text() == ""
     assert (again.form.user_api_base.value(), again.form.judge_api_base.value()) == ("http://10.0.0.6:8000/v1", "default")
     assert "pw@" not in (tmp_path / "s.ini").read_text()
     dispose(again)

@@ -36,6 +36,8 @@ from sage_desk.core.locations import shipped_domains
 SCRIPTED = "scripted"
 HEURISTIC_JUDGE = "baseline:heuristic"
 QUICK_PER_BUCKET = 3
+DEFAULT_REPEATS = 3
+"""Each case three times per agent: metrics take the median of three, as SupportAgentBench does."""
 # (label, what to keep): bucket value, "quick", or None for every case
 CASE_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("All cases", None),
@@ -211,6 +213,7 @@ class RunForm(QWidget):
         self.judges.list.setToolTip("Judges score dialogue quality. None ticked: rule verdicts only.")
         self.judges.list.setFixedHeight(70)
         self.repeats.setRange(1, 50)
+        self.repeats.setValue(DEFAULT_REPEATS)
         self.repeats.setToolTip("Each case is played this many times per agent; metrics take the median.")
         self.concurrency.setRange(1, 256)
         self.concurrency.setValue(8)
@@ -402,7 +405,7 @@ class RunForm(QWidget):
                 widget.add(str(name), checked=False)
             widget.set_checked([str(n) for n in state.get(checked, [])])
         self.user.setCurrentText(str(state.get("user") or SCRIPTED))
-        self.repeats.setValue(int(state.get("repeats", 1)))
+        self.repeats.setValue(int(state.get("repeats", DEFAULT_REPEATS)))
         self.concurrency.setValue(int(state.get("concurrency", 8)))
         self.seed.setValue(int(state.get("seed", 0)))
         self.api_base.setText(str(state.get("api_base", "")))
