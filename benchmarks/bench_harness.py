@@ -31,7 +31,7 @@ from sage_desk.core.domain import load_domain  # noqa: E402
 from sage_desk.core.engine.runner import Runner, RunSpec  # noqa: E402
 from sage_desk.core.scoring.hooks import VerdictHooks  # noqa: E402
 from sage_desk.core.store import Store  # noqa: E402
-from sage_desk.core.store.batch import BatchWriter  # noqa: E402
+from sage_desk.core.store.batch import BatchWriter, StoreLink  # noqa: E402
 
 
 def agent_script(request: dict) -> object:
@@ -74,7 +74,8 @@ def llm_run(conversations: int, concurrency: int, latency: float, model: str = "
         store = Store(f"sqlite:///{tmp}/bench.db")
         spec = RunSpec(domain="northline", agents=[model], repeats=repeats, concurrency=concurrency,
                        api_base=server.base_url)
-        runner = Runner(store, post_factory=VerdictHooks(), agent_options={"api_key": "bench"}, workers=workers)
+        runner = Runner(store, post_factory=VerdictHooks(), agent_options={"api_key": "bench"}, workers=workers,
+                        link=StoreLink.of(store))
         run_id = runner.create(spec)
         extra = store.conversations(run_id=run_id)[conversations:]
         for c in extra:  # trim to exactly N conversations
@@ -105,7 +106,7 @@ def llm_run(conversations: int, concurrency: int, latency: float, model: str = "
 def offline_cpu() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(f"sqlite:///{tmp}/bench.db")
-        runner = Runner(store, post_factory=VerdictHooks())  # as `sage-desk run` does
+        runner = Runner(store, post_factory=VerdictHooks(), link=StoreLink.of(store))  # batched, as `sage-desk run` does
         spec = RunSpec(domain="northline", agents=["baseline:oracle", "baseline:complier", "baseline:escalator"], repeats=3,
                        concurrency=8)
         run_id = runner.create(spec)
