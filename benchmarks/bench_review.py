@@ -4,10 +4,10 @@ Builds a SQLite database with one run of 100,000 conversations by copying the sh
 run's Northline conversations (their events and verdicts, as stored) over and over under new ids,
 with a few hundred human overrides, all through bulk Core inserts, then writes the stored
 verdict summaries in SQL as migration 0007 does. Then it prints, each figure beside its target:
-- the time to read the Review list (`Store.conversation_table`: one scan of conversations and
-  their stored summaries);
-- the time to load it into the Qt list model the screen shows (target: both together < 200 ms
-  on 100,000 conversations, < 2 s on 1,000,000: 2 microseconds a conversation);
+- the time the Review screen takes to show the run's list: its first page, read on the GUI thread
+  in the list's index order (target < 200 ms on 100,000 conversations, < 2 s on 1,000,000: 2
+  microseconds a conversation), and the time until every row, read behind it in pages, is in;
+- for reference, the time of reading the whole list in one query and loading it into the model;
 - the time of a few filters over all rows (target < 100 ms each), and of a transcript text search;
 - on 50,000 conversations or fewer, the time of the report (`sage-desk report`; target < 2 s).
 
@@ -111,6 +111,30 @@ def _timed(what: str, fn, target_ms: float | None = None):
     return result, ms
 
 
+def _open_screen(app, store) -> tuple[float, float]:
+    """Time the Review screen opening the run: until its list shows rows (the first page, read on
+    the GUI thread), and until the rest, read behind it, is all in (ms)."""
+    from sage_desk.gui.common.workspace import Workspace
+    from sage_desk.gui.review import ReviewScreen
+
+    screen = ReviewScreen(workspace=Workspace(store=store))  # builds the widgets, reads the first run
+    while screen._table_loader is not None:
+        app.processEvents()
+        time.sleep(0.001)
+    started = time.perf_counter()
+    screen.refresh(force=True)  # choosing the run again, as a reviewer does: timed from here
+    first = (time.perf_counter() - started) * 1000
+    assert screen.list_model.rowCount() > 0
+    while screen._table_loader is not None:
+        app.processEvents()
+        time.sleep(0.001)
+    whole = (time.perf_counter() - started) * 1000
+    assert len(screen.list_model.table) == store.get_run(RUN_ID).total
+    screen.deleteLater()
+    app.processEvents()
+    return first, whole
+
+
 def measure(path: Path) -> None:
     """Print open and filter times on the database at `path`."""
     from PySide6.QtWidgets import QApplication
@@ -119,12 +143,15 @@ def measure(path: Path) -> None:
 
     app = QApplication.instance() or QApplication([])
     store = Store(f"sqlite:///{path}")
-    table, query_ms = _timed("read the list (one query)", lambda: store.conversation_table(RUN_ID))
+    total = store.get_run(RUN_ID).total
+    target = OPEN_MS_PER_CONVERSATION * total
+    first_ms, all_ms = _open_screen(app, store)
+    print(f"  {'open: the Review screen shows the list (first page)':<52} {first_ms:8.1f} ms wall "
+          f"(target < {target:,.0f} ms); {total:,} conversations")
+    print(f"  {'  ... and has read every row behind it':<52} {all_ms:8.1f} ms wall (the list is usable meanwhile)")
+    table, query_ms = _timed("read the whole list in one query (for reference)", lambda: store.conversation_table(RUN_ID))
     model = ConversationListModel()
-    _, load_ms = _timed("load it into the list model", lambda: model.set_table(table))
-    target = OPEN_MS_PER_CONVERSATION * len(table)
-    print(f"  {'open = query + model load':<52} {query_ms + load_ms:8.1f} ms wall (target < {target:,.0f} ms); "
-          f"{len(table):,} rows")
+    _timed("load it into the list model", lambda: model.set_table(table))
     agent = table.agents[0]
     for label, spec in (("filter: one model", BrowseFilter(agent=agent)),
                         ("filter: failures only", BrowseFilter(failures_only=True)),

@@ -214,9 +214,10 @@ class FilterBar(QWidget):
         self.blockSignals(False)
         self.changed.emit()
 
-    def set_count(self, shown: int, total: int) -> None:
-        """'312 of 1,458 shown'."""
-        self.count.setText(f"{shown:,} of {total:,}" if shown != total else f"{total:,} conversations")
+    def set_count(self, shown: int, total: int, loading: bool = False) -> None:
+        """'312 of 1,458 shown'; while a big run is still being read, how much is in so far."""
+        text = f"{shown:,} of {total:,}" if shown != total else f"{total:,} conversations"
+        self.count.setText(f"{text} (reading more…)" if loading else text)
 
     def _on_text(self, text: str) -> None:
         self.text_ids = None

@@ -83,6 +83,33 @@ class ConversationListModel(QAbstractTableModel):
         self._prefix = f"{table.domain}-" if table.domain else ""
         self.endResetModel()
 
+    def append_table(self, page: ConversationTable) -> None:
+        """Append the next page of the run being read (`table_loader`): its rows the filter keeps
+        go at the end, or, under a sort, every row is sorted again."""
+        start = len(self.table)
+        self.table.extend(page)
+        if self._sort is not None:
+            self.layoutAboutToBeChanged.emit()
+            kept = [self.table.ids[r] for r in self.rows]
+            self.rows = self._visible()
+            self._move_persistent(kept)
+            self.layoutChanged.emit()
+            return
+        new = self.table.filter(self.spec, range(start, len(self.table)))
+        if new:
+            self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(new) - 1)
+            self.rows.extend(new)
+            self.endInsertRows()
+
+    def _move_persistent(self, old_ids: list[str]) -> None:
+        """After re-sorting: the selection (a persistent index) follows its conversation."""
+        for index in self.persistentIndexList():
+            if not 0 <= index.row() < len(old_ids):
+                continue
+            position = self.position_of(old_ids[index.row()])
+            target = self.index(position, index.column()) if position is not None else QModelIndex()
+            self.changePersistentIndex(index, target)
+
     def set_filter(self, spec: BrowseFilter) -> None:
         """Keep only the rows `spec` allows."""
         self.beginResetModel()

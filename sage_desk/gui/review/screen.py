@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QShowEvent
+from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -46,6 +46,7 @@ from sage_desk.gui.review.queue_bar import QueueBar
 from sage_desk.gui.review.queue_mode import QueueMode
 from sage_desk.gui.review.saving import SaveThread
 from sage_desk.gui.review.slots import SlotsPanel, imported_about
+from sage_desk.gui.review.table_loader import FIRST_PAGE, TableLoader
 from sage_desk.gui.review.transcript import TimelineView, TranscriptView
 from sage_desk.gui.review.views import fit_verdict_columns, setup_conversation_list, setup_verdict_table, titled
 
@@ -83,6 +84,10 @@ class ReviewScreen(OverrideLoop, QWidget):
         self._seen_run: tuple | None = None
         self._wanted_run: str | None = None  # the last session's run, chosen once the runs are read
         self._sized = False  # the splitters have their first sizes (or the last session's)
+        self._table_loader: TableLoader | None = None  # reads a big run's list behind its first page
+        self._load_generation = 0  # pages of a list read before the latest choice are dropped
+        self._load_started = 0.0
+        self._keep_when_read: str | None = None  # the conversation to select again once its page arrives
         self.filters = FilterBar()
         self.queue_bar = QueueBar()  # shown in queue mode (queue_mode.py)
         self.list_model = ConversationListModel(self)
@@ -279,27 +284,67 @@ class ReviewScreen(OverrideLoop, QWidget):
             self._wanted_run = run_id  # chosen when the runs are next read
 
     def _load_run(self, run_id: str) -> None:
+        """Show the run's first page of conversations now, and read the rest behind it (`table_loader`)."""
         self.workspace.choose_run(run_id)
         keep = self.detail.id if self.detail else None
-        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        started = time.monotonic()
+        self._stop_loading()
+        self._load_started = time.monotonic()
         try:
-            table = self.store.conversation_table(run_id)
-            # a big run takes a while to read: re-read it at most a third of the time while it changes
-            self._refresh_timer.setInterval(max(REFRESH_DELAY_MS, int(3000 * (time.monotonic() - started))))
+            table = self.store.conversation_table(run_id, limit=FIRST_PAGE)
         except SageError as exc:
             self._report("Could not read the run", exc)
             return
-        finally:
-            QGuiApplication.restoreOverrideCursor()
         self.list_model.set_table(table)
         self.filters.set_choices(table.choices())
         self._apply_filter(keep)
+        if len(table) == FIRST_PAGE:
+            self._keep_when_read = keep if keep and self.list_model.position_of(keep) is None else None
+            self._table_loader = TableLoader(self.store, run_id, len(table), self._load_generation)
+            self._table_loader.page.connect(self._on_page)
+            self._table_loader.failed.connect(self._on_page_failed)
+            self._table_loader.done.connect(self._on_read)
+            self.filters.set_count(self.list_model.rowCount(), len(table), loading=True)
+            self._table_loader.start()
+        else:
+            self._on_read(self._load_generation)
+
+    def _stop_loading(self) -> None:
+        """Forget a list still being read (another run chosen, or the same one read again)."""
+        self._load_generation += 1
+        if self._table_loader is not None:
+            self._table_loader.stop()
+            self._table_loader = None
+
+    def _on_page(self, page: Any, generation: int) -> None:
+        if generation != self._load_generation:
+            return
+        self.list_model.append_table(page)
+        self.filters.set_count(self.list_model.rowCount(), len(self.list_model.table), loading=True)
+        if self._keep_when_read and (position := self.list_model.position_of(self._keep_when_read)) is not None:
+            self._keep_when_read = None
+            self.select_position(position)
+
+    def _on_page_failed(self, message: str, generation: int) -> None:
+        if generation == self._load_generation:
+            self._report("Could not read the rest of the run", SageError(message))
+            self._on_read(generation)
+
+    def _on_read(self, generation: int) -> None:
+        """The whole list is in: the filter lists offer every value, the count is final."""
+        if generation != self._load_generation:
+            return
+        self._table_loader = None
+        table = self.list_model.table
+        if len(table) > FIRST_PAGE:
+            self.filters.set_choices(table.choices())
+        self.filters.set_count(self.list_model.rowCount(), len(table))
+        # a big run takes a while to read: re-read it at most a third of the time while it changes
+        self._refresh_timer.setInterval(max(REFRESH_DELAY_MS, int(3000 * (time.monotonic() - self._load_started))))
 
     def _apply_filter(self, keep: str | None = None) -> None:
         keep = keep or (self.detail.id if self.detail else None)
         self.list_model.set_filter(self.filters.spec())
-        self.filters.set_count(self.list_model.rowCount(), len(self.list_model.table))
+        self.filters.set_count(self.list_model.rowCount(), len(self.list_model.table), loading=self._table_loader is not None)
         position = self.list_model.position_of(keep) if keep else None
         self.select_position(position if position is not None else 0)
 
