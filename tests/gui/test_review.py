@@ -162,7 +162,7 @@ def test_selecting_a_verdict_highlights_its_event_and_node(screen, store):
     select_verdict(screen, verdict.criterion)
     events = {e.seq: e for e in store.events(cid)}
     assert events[verdict.event_seq].type == "tool_call"
-    assert screen.transcript.highlighted == verdict.event_seq
+    assert screen.transcript.highlighted_seq == verdict.event_seq
     assert highlighted_anchors(screen.transcript.toHtml()) == [f"e{verdict.event_seq}"]
     assert screen.timeline.selected_seq() == verdict.event_seq
     assert screen.timeline.currentItem().text(1).endswith(events[verdict.event_seq].name)

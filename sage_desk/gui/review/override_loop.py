@@ -14,7 +14,7 @@ workspace and `message` signal, and keeps the saves on their way in `_saves`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox
@@ -23,9 +23,45 @@ from sage_desk.core.store.reviews import NewOverride
 from sage_desk.gui.review.saving import Saved, SaveThread, new_overrides
 from sage_desk.gui.review.verdict_model import HumanValue, keys_for, value_for_key
 
+if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
+    from PySide6.QtWidgets import QWidget
 
-class OverrideLoop:
+    from sage_desk.core.store.records import OverrideRecord
+    from sage_desk.gui.common.workspace import Workspace
+    from sage_desk.gui.review.blind import BlindVerdictModel
+    from sage_desk.gui.review.detail import ConversationDetail
+    from sage_desk.gui.review.filter_bar import FilterBar
+    from sage_desk.gui.review.list_model import ConversationListModel
+    from sage_desk.gui.review.override_panel import OverridePanel
+
+    _Base = QWidget
+else:
+    _Base = object
+
+
+class OverrideLoop(_Base):
     """Keyed values, their saves, and what a save brings back."""
+
+    if TYPE_CHECKING:  # the screen's parts this mixin works on (ReviewScreen has them)
+        workspace: Workspace
+        store: Any
+        detail: ConversationDetail | None
+        overrides: list[OverrideRecord]
+        filters: FilterBar
+        list_model: ConversationListModel
+        verdict_model: BlindVerdictModel
+        override: OverridePanel
+        message: SignalInstance
+        _saves: list[SaveThread]
+
+        def selected_verdict_row(self) -> int: ...
+        def select_position(self, position: int, centre: bool = False) -> None: ...
+        def move_conversation(self, step: int) -> None: ...  # type: ignore[override]  # the screen's own move: the next conversation
+        def _select_verdict(self, row: int) -> None: ...
+        def _on_verdict(self, row: int) -> None: ...
+        def _focus_list(self) -> None: ...
+        def _report(self, title: str, error: BaseException | str) -> None: ...
 
     def key_value(self, key: str) -> None:
         """Key a human value on the selected verdict ("1"-"5", "p", "x"; "" clears it); saved with Enter."""
@@ -70,7 +106,7 @@ class OverrideLoop:
         if self.detail is not None and self.verdict_model.pending:
             self.save()
         self._focus_list()
-        self.move(1)
+        self.move_conversation(1)
 
     def save(self) -> bool:
         """Append the keyed values as overrides in one call, on a thread (the store may wait on a run's writes)."""
@@ -110,8 +146,8 @@ class OverrideLoop:
         here = self.detail is not None and self.detail.id == cid
         if here:
             self._restore_failed()
-        elif not self.verdict_model.pending and self.list_model.position_of(cid) is not None:
-            self.select_position(self.list_model.position_of(cid), centre=True)  # restored as it shows
+        elif not self.verdict_model.pending and (position := self.list_model.position_of(cid)) is not None:
+            self.select_position(position, centre=True)  # restored as it shows
         what = ", ".join(f"{v.criterion} → {value.text()}" for v, value in thread.items)
         back = "they are keyed again, unsaved" if self.detail is not None and self.detail.id == cid else \
             f"they come back when you open {cid}"
@@ -137,7 +173,7 @@ class OverrideLoop:
         for new in overrides:
             row = self.verdict_model.row_of(new.criterion, new.source)
             verdict = self.verdict_model.verdict(row if row is not None else -1)
-            if verdict is None:  # re-judged without this criterion since: nothing to key it on
+            if row is None or verdict is None:  # re-judged without this criterion since: nothing to key it on
                 continue
             self.verdict_model.set_pending(row, HumanValue(new.human_passed, new.human_score))
             self.override.set_tags(verdict.id, new.tags)

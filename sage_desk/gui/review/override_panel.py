@@ -82,12 +82,13 @@ class OverridePanel(QWidget):
         self.buttons_row = QHBoxLayout()
         self.buttons_row.setSpacing(4)
         self.value_buttons: list[QPushButton] = []
-        for _ in SCALE:
+        self.button_keys: list[str] = []  # the key each value button stands for, in order
+        for number in range(len(SCALE)):
             button = QPushButton()
-            button.key = ""
+            self.button_keys.append("")
             button.setObjectName("valueButton")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keep the keyboard on the list
-            button.clicked.connect(lambda _checked=False, b=button: self.value_chosen.emit(b.key))
+            button.clicked.connect(lambda _checked=False, n=number: self.value_chosen.emit(self.button_keys[n]))
             button.hide()
             self.buttons_row.addWidget(button)
             self.value_buttons.append(button)
@@ -217,7 +218,7 @@ class OverridePanel(QWidget):
         # event loop deleted them, laid out nowhere, and covered the panel
         for number, button in enumerate(self.value_buttons):
             if number < len(specs):
-                button.key = specs[number][0]
+                self.button_keys[number] = specs[number][0]
                 button.setText(specs[number][1])
             button.setVisible(number < len(specs))
 

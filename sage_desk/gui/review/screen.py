@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QShowEvent
+from PySide6.QtGui import QAction, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -175,12 +175,14 @@ class ReviewScreen(OverrideLoop, QWidget):
     def _verdict_box(self) -> QWidget:
         box = titled("Verdicts", self.verdicts)
         box.setToolTip("Rule verdicts and judge scores. Pick one to see its event and node; number keys set the human value.")
-        box.layout().addWidget(self.override)
+        layout = box.layout()
+        assert layout is not None  # titled() lays the box out
+        layout.addWidget(self.override)
         return box
 
     def _make_actions(self) -> dict[str, QAction]:
         slots = {
-            "next": lambda: self.move(1), "previous": lambda: self.move(-1),
+            "next": lambda: self.move_conversation(1), "previous": lambda: self.move_conversation(-1),
             "next_verdict": lambda: self.move_verdict(1), "previous_verdict": lambda: self.move_verdict(-1),
             **{f"key{d}": (lambda d=d: self.key_value(str(d))) for d in range(1, 6)},
             "pass": lambda: self.key_value("p"), "fail": lambda: self.key_value("x"),
@@ -388,6 +390,7 @@ class ReviewScreen(OverrideLoop, QWidget):
             self._show_detail(None)
         elif self.detail is None or self.detail.id != conversation_id:
             self._drop_pending()
+            assert self.loader is not None  # made with the store, before any conversation is shown
             try:
                 self._show_detail(self.loader.load(conversation_id))
             except SageError as exc:
@@ -485,7 +488,7 @@ class ReviewScreen(OverrideLoop, QWidget):
 
     # --- keyboard review --------------------------------------------------------------------
 
-    def move(self, step: int) -> None:
+    def move_conversation(self, step: int) -> None:
         """Go to the next (1) or previous (-1) conversation of the list."""
         position = self.current_position()
         target = position + step if position >= 0 else 0
@@ -519,13 +522,13 @@ class ReviewScreen(OverrideLoop, QWidget):
         if event.type() == QEvent.Type.Resize and watched is self.verdicts:
             fit_verdict_columns(self.verdicts)
         # ← → pick verdicts while the keyboard is on the list (the list's rows go up and down)
-        if event.type() == QEvent.Type.KeyPress and watched in (self.list, self.verdicts):
+        if isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress and watched in (self.list, self.verdicts):
             key = event.key()
             if key in (Qt.Key.Key_Left, Qt.Key.Key_Right):
                 self.move_verdict(1 if key == Qt.Key.Key_Right else -1)
                 return True
             if watched is self.verdicts and key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
-                self.move(1 if key == Qt.Key.Key_Down else -1)
+                self.move_conversation(1 if key == Qt.Key.Key_Down else -1)
                 return True
         return super().eventFilter(watched, event)
 

@@ -78,7 +78,7 @@ class TranscriptView(QTextBrowser):
         self.setOpenLinks(False)
         self.events: list[Event] = []
         self.kinds: dict[str, str] = {}
-        self.highlighted: int | None = None
+        self.highlighted_seq: int | None = None  # not `highlighted`: QTextBrowser has a signal of that name
         self.aliases: dict[int, int] = {}
         self.anchors: list[tuple[int, int]] = []  # (document position, seq) of each event shown, in order
         self.replay_context: ReplayContext | None = None
@@ -90,14 +90,14 @@ class TranscriptView(QTextBrowser):
         self.events = list(events)
         self.kinds = tool_kinds or {}
         self.aliases = helpdesk_aliases(self.events)
-        self.highlighted = None
+        self.highlighted_seq = None
         self._render()
         self.verticalScrollBar().setValue(0)
 
     def highlight(self, seq: int | None) -> None:
         """Mark one event (None clears) and scroll to it."""
         seq = self.aliases.get(seq, seq) if seq is not None else None
-        self.highlighted = seq
+        self.highlighted_seq = seq
         bar = self.verticalScrollBar().value()
         self._render()
         self.verticalScrollBar().setValue(bar)
@@ -179,7 +179,7 @@ class TranscriptView(QTextBrowser):
     def _html(self, event: Event) -> str:
         if event.seq in self.aliases:
             return ""  # shown as its ticket event
-        mark = event.seq == self.highlighted
+        mark = event.seq == self.highlighted_seq
         if event.type in ("customer_message", "agent_message"):
             return self._bubble(event, mark)
         line = self._line(event)

@@ -208,7 +208,9 @@ class RunForm(QWidget):
                                  "and judges' unless they have their own below). Empty: the providers' own endpoints.")
         self.user.setEditable(True)
         self.user.addItem(SCRIPTED)
-        self.user.lineEdit().setPlaceholderText(f"scripted, or {MODEL_HINT}")
+        user_edit = self.user.lineEdit()
+        assert user_edit is not None  # an editable combo has one
+        user_edit.setPlaceholderText(f"scripted, or {MODEL_HINT}")
         self.user.setToolTip("scripted: replies from the case's own rules, no LLM.\nOr any litellm model.")
         self.judges.list.setToolTip("Judges score dialogue quality. None ticked: rule verdicts only.")
         self.judges.list.setFixedHeight(70)
