@@ -45,7 +45,6 @@ from sage_desk.core.errors import RunError
 from sage_desk.core.events import TerminationReason
 
 log = logging.getLogger(__name__)
-__all__ = ["RESUMED", "Progress", "RunSpec", "Runner", "check_keys", "conversation_seed", "load_cases"]
 
 PROVIDER_DEFAULT = "default"  # a role's API base that means the provider's own endpoint, not the run's
 
