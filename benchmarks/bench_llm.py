@@ -7,7 +7,7 @@ counted, and prints this process's CPU per completion for each transport: the di
 without the direct path takes). The harness around the client (engine, store, rules) is
 benchmarks/bench_harness.py's business; this is the client alone.
 
-    python benchmarks/bench_llm.py [--completions 1000] [--concurrency 64] [--latency 0.05] [--profile]
+    python benchmarks/bench_llm.py [--completions 1000] [--concurrency 64] [--latency 0.05] [--profile [tottime]]
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from sage_desk.core.domain import load_domain  # noqa: E402
 from sage_desk.core.llm import LlmClient  # noqa: E402
 
 DIRECT_TARGET_MS = 1.0
+PROFILE_LINES = 40
 MESSAGES = [
     {"role": "system", "content": "You are Northline's support agent. Follow the procedure; use the tools."},
     {"role": "user", "content": "Hello, my order NL-11725 has not arrived. Can you check where it is?"},
@@ -54,6 +55,7 @@ def serve(latency: float, port_out: Any, stop: Any) -> None:
         server.script = agent_script
         port_out.put(server.base_url)
         stop.wait()
+        port_out.put(len(server.requests))
 
 
 def _cpu() -> float:
@@ -67,7 +69,7 @@ async def _completions(client: LlmClient, model: str, base_url: str, tools: list
 
 
 def measure(transport: str, model: str, base_url: str, tools: list[dict[str, Any]], count: int, concurrency: int,
-            profile: bool) -> float:
+            profile: str | None) -> float:
     """CPU milliseconds per completion over `count` completions, after a warm-up of the same kind."""
     client = LlmClient(concurrency=concurrency, transport=transport)
     asyncio.run(_completions(client, model, base_url, tools, min(count, 50)))  # imports, caches, pools
@@ -82,7 +84,7 @@ def measure(transport: str, model: str, base_url: str, tools: list[dict[str, Any
     per_call = cpu / count * 1000
     print(f"{transport:>7}: {count} completions in {wall:.2f} s wall, {cpu:.2f} s CPU: {per_call:.2f} ms CPU per completion")
     if profiler:
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+        pstats.Stats(profiler).sort_stats(profile).print_stats(PROFILE_LINES)
     return per_call
 
 
@@ -93,7 +95,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05, help="seconds the fake server takes per completion")
     parser.add_argument("--model", default="openai/fake-agent")
     parser.add_argument("--transport", choices=("both", "auto", "litellm"), default="both")
-    parser.add_argument("--profile", action="store_true", help="print the 40 costliest calls (cumulative) of each transport")
+    parser.add_argument("--profile", nargs="?", const="cumulative", choices=("cumulative", "tottime"),
+                        help=f"print the {PROFILE_LINES} costliest calls of each transport (by cumulative or own time)")
     args = parser.parse_args()
     tools = load_domain("northline").tool_schemas()
     ctx = multiprocessing.get_context("spawn")
@@ -108,7 +111,10 @@ def main() -> None:
                    for t in (("auto", "litellm") if args.transport == "both" else (args.transport,))}
     finally:
         stop.set()
+        served = port_out.get(timeout=30)
         server.join(timeout=10)
+    warm_ups = min(args.completions, 50) * len(figures)
+    print(f"the fake server answered {served - warm_ups} requests for {args.completions * len(figures)} completions (warm-ups aside)")
     if "auto" in figures:
         verdict = "ok" if figures["auto"] < DIRECT_TARGET_MS else "OVER TARGET"
         print(f"direct path {figures['auto']:.2f} ms CPU per completion (target < {DIRECT_TARGET_MS:g} ms): {verdict}")
