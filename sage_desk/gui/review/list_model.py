@@ -36,16 +36,16 @@ class ListColumn:
 
 
 COLUMNS = (
-    ListColumn("case", "Case", 64, "The case the conversation played (its domain prefix left out; hover for the full id); "
+    ListColumn("case", "Case", 52, "The case the conversation played (its domain prefix left out; hover for the full id); "
               "an imported conversation's id in its log", "case_ids"),
-    ListColumn("agent", "Model", 80, "The agent model under test (hover for its full name)", "agents"),
+    ListColumn("agent", "Model", 70, "The agent model under test (hover for its full name)", "agents"),
     ListColumn("repeat", "Rep", 30, "Which repeat of the case (runs play each case several times)", "repeats"),
-    ListColumn("bucket", "Bucket", 72, "resolvable, (must) escalate or adversarial", "buckets"),
+    ListColumn("bucket", "Bucket", 76, "resolvable, (must) escalate or adversarial", "buckets"),
     ListColumn("conflict", "Conflict", 56, "SAGE's conflict level: zero, weak or strong", "conflict"),
-    ListColumn("ending", "Ending", 68, "How it ended (closed, handed over ...); red when the outcome rule failed", "endings"),
-    ListColumn("rules", "Rules", 38, "Failed rule verdicts: ✓ none, ✗ n failed, ⚠ n failed with a catastrophic one", "rules_failed"),
-    ListColumn("judge", "Judge", 40, "Mean judge score, 0–1 (amber below the pass mark)", "judge_mean"),
-    ListColumn("human", "Human", 48, "✎ n verdicts a human overrode; ≠ the human disagreed with the machine", "overridden"),
+    ListColumn("ending", "Ending", 66, "How it ended (closed, handed over ...); red when the outcome rule failed", "endings"),
+    ListColumn("rules", "Rules", 42, "Failed rule verdicts: ✓ none, ✗ n failed, ⚠ n failed with a catastrophic one", "rules_failed"),
+    ListColumn("judge", "Judge", 42, "Mean judge score, 0–1 (amber below the pass mark)", "judge_mean"),
+    ListColumn("human", "Human", 52, "✎ n verdicts a human overrode; ≠ the human disagreed with the machine", "overridden"),
 )
 
 def short_model(agent: str) -> str:

@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeyEvent, QShowEvent
+from PySide6.QtGui import QAction, QKeyEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -36,7 +36,7 @@ from sage_desk.gui.review.compare import CompareDialog, compare_options
 from sage_desk.gui.review.detail import ConversationDetail, DetailLoader
 from sage_desk.gui.review.filter_bar import FilterBar
 from sage_desk.gui.review.keys import make_actions, shortcuts_dialog
-from sage_desk.gui.review.list_model import COLUMNS, ConversationListModel
+from sage_desk.gui.review.list_model import ConversationListModel
 from sage_desk.gui.review.look import STYLE
 from sage_desk.gui.review.override_loop import OverrideLoop
 from sage_desk.gui.review.override_panel import OverridePanel
@@ -48,11 +48,21 @@ from sage_desk.gui.review.saving import SaveThread
 from sage_desk.gui.review.slots import SlotsPanel, imported_about
 from sage_desk.gui.review.table_loader import FIRST_PAGE, TableLoader
 from sage_desk.gui.review.transcript import TimelineView, TranscriptView
-from sage_desk.gui.review.views import fit_verdict_columns, setup_conversation_list, setup_verdict_table, titled
+from sage_desk.gui.review.views import (
+    fit_list_columns,
+    fit_verdict_columns,
+    list_width,
+    setup_conversation_list,
+    setup_verdict_table,
+    titled,
+)
 
 ROW_HEIGHT = 26
 READING_SPLIT_FROM = 600
 """The transcript over the route from this height of the detail pane; all tabs below it."""
+DETAIL_WIDTH = 860
+"""What the conversation's side wants beside the list (a transcript of ~400 px and the verdicts): when the
+screen leaves it less, the list starts without its optional columns (Bucket, Conflict)."""
 REFRESH_DELAY_MS = 1200
 """Runs change on every finished conversation while a run goes: re-read at most this often."""
 EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run`, then review it here."
@@ -84,6 +94,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self._seen_run: tuple | None = None
         self._wanted_run: str | None = None  # the last session's run, chosen once the runs are read
         self._sized = False  # the splitters have their first sizes (or the last session's)
+        self._list_fits_screen = True  # the list's width follows the screen's until the reviewer drags it
         self._table_loader: TableLoader | None = None  # reads a big run's list behind its first page
         self._load_generation = 0  # pages of a list read before the latest choice are dropped
         self._load_started = 0.0
@@ -139,10 +150,11 @@ class ReviewScreen(OverrideLoop, QWidget):
         column.addWidget(self.subtitle)
         column.addWidget(self.slots)
         column.addWidget(panes, 1)
-        main = self._split("main", Qt.Orientation.Horizontal, [self.list, detail], [sum(c.width for c in COLUMNS) + 20, 720])
+        main = self._split("main", Qt.Orientation.Horizontal, [self.list, detail], [list_width(self.list, every=True), 720])
         main.setStretchFactor(0, 0)
         main.setStretchFactor(1, 1)
         main.setCollapsible(0, True)  # the list folds away (drag its edge, or L) to read one conversation wide
+        main.splitterMoved.connect(self._on_list_dragged)
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setObjectName("placeholderText")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -226,15 +238,32 @@ class ReviewScreen(OverrideLoop, QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
         super().showEvent(event)
-        if not self._sized:  # the list as wide as its columns, the rest to the conversation
+        if not self._sized:
             self._sized = True
-            main = self.splitters["main"]
-            width = sum(c.width for c in COLUMNS) + 36  # the columns, the scroll bar and the frame
-            main.setSizes([width, max(main.width() - width, 400)])
+            self._fit_list_to_screen()
         if self.store is None:
             self.open_store()
         elif self._stale:
             self.refresh(force=False)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(event)
+        if self._sized and self._list_fits_screen:
+            self._fit_list_to_screen()
+
+    def _fit_list_to_screen(self) -> None:
+        """The list as wide as its columns (its optional ones only when the conversation keeps
+        `DETAIL_WIDTH`), the rest to the conversation; a folded list stays folded."""
+        main = self.splitters["main"]
+        total = sum(main.sizes())
+        if total <= 0 or main.sizes()[0] == 0:
+            return
+        full = list_width(self.list, every=True)
+        width = full if total - full >= DETAIL_WIDTH else list_width(self.list, every=False)
+        main.setSizes([width, max(total - width, 400)])
+
+    def _on_list_dragged(self) -> None:
+        self._list_fits_screen = False  # the reviewer chose the list's width: it stays
 
     def open_store(self) -> bool:
         """Open the workspace's run database and list its runs (False when it cannot be opened)."""
@@ -515,12 +544,14 @@ class ReviewScreen(OverrideLoop, QWidget):
             self._list_width = sizes[0]
             main.setSizes([0, sizes[0] + sizes[1]])
         else:
-            width = getattr(self, "_list_width", sum(c.width for c in COLUMNS) + 20)
+            width = getattr(self, "_list_width", list_width(self.list, every=False))
             main.setSizes([width, max(sizes[1] - width, 0)])
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
         if event.type() == QEvent.Type.Resize and watched is self.verdicts:
             fit_verdict_columns(self.verdicts)
+        if event.type() == QEvent.Type.Resize and watched is self.list:
+            fit_list_columns(self.list)
         # ← → pick verdicts while the keyboard is on the list (the list's rows go up and down)
         if isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress and watched in (self.list, self.verdicts):
             key = event.key()
@@ -674,12 +705,14 @@ class ReviewScreen(OverrideLoop, QWidget):
             if isinstance(state, QByteArray):
                 splitter.restoreState(state)
                 self._sized = True
+                self._list_fits_screen = False  # the last session's widths stand
         state = settings.value("review/splitter/reading")
         if isinstance(state, QByteArray):
             self.reading.restore_sizes(state)
         header = settings.value("review/list_header")
         if isinstance(header, QByteArray):
             self.list.horizontalHeader().restoreState(header)
+            fit_list_columns(self.list)  # the columns that fit this screen, not the last one
         author = settings.value("review/author")
         if author:
             self.override.author.setText(str(author))

@@ -13,6 +13,9 @@ VERDICT_ROW_HEIGHT = 24
 VERDICT_WIDTHS = (150, 62, 78, 78)  # criterion, source, machine, human; "why" stretches
 WHY_FROM = 640
 """The "Why" column shows from this table width; narrower, the criterion gets the room (the rationale is read below)."""
+OPTIONAL_COLUMNS = ("bucket", "conflict")
+"""List columns shown only while the list has room for them, in this order. A laptop's list drops them
+rather than scroll sideways: the conversation's subtitle says both and the filters still choose by them."""
 
 
 def titled(title: str, widget: QWidget) -> QWidget:
@@ -42,6 +45,36 @@ def setup_conversation_list(view: QTableView, model: ConversationListModel, row_
     header.setHighlightSections(False)
     for number, column in enumerate(COLUMNS):
         header.resizeSection(number, column.width)
+
+
+def _scroll_room(view: QTableView) -> int:
+    """What the list's frame and vertical scroll bar take from its width (the bar counted even before it shows)."""
+    return 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
+
+
+def _column_width(view: QTableView, number: int) -> int:
+    """A column's width; a hidden column's default (Qt reports 0 for it)."""
+    header = view.horizontalHeader()
+    return COLUMNS[number].width if header.isSectionHidden(number) else header.sectionSize(number)
+
+
+def list_width(view: QTableView, every: bool) -> int:
+    """The list width that shows its columns without scrolling sideways: every column, or all but the optional."""
+    keys = [c.key for c in COLUMNS]
+    numbers = range(len(COLUMNS)) if every else [keys.index(k) for k in keys if k not in OPTIONAL_COLUMNS]
+    return sum(_column_width(view, n) for n in numbers) + _scroll_room(view)
+
+
+def fit_list_columns(view: QTableView) -> None:
+    """Show the optional columns (in order) while they fit beside the others; hide the rest."""
+    header = view.horizontalHeader()
+    keys = [c.key for c in COLUMNS]
+    optional = [keys.index(k) for k in OPTIONAL_COLUMNS]
+    # not viewport().width(): during the list's own Resize event the viewport still has its old size
+    room = view.width() - list_width(view, every=False)
+    for number in optional:
+        room -= _column_width(view, number)
+        header.setSectionHidden(number, room < 0)
 
 
 def setup_verdict_table(view: QTableView, model: VerdictModel) -> None:
