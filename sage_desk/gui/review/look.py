@@ -7,7 +7,8 @@ QLabel#paneTitle { font-weight: 600; color: #334155; padding: 6px 2px 2px 2px; }
 QLabel#countLabel { color: #475569; }
 QLabel#pendingNote { color: #7c3aed; font-weight: 600; }
 QLabel#verdictTitle { padding-top: 2px; }
-QPushButton#valueButton { padding: 3px 8px; }
+QPushButton#valueButton { padding: 2px 6px; }
+QPushButton#saveButton { padding: 3px 10px; }
 QTextBrowser#transcript, QTreeWidget#timeline { border: 1px solid #e2e8f0; }
 QTableView#conversationList, QTableView#verdictTable, QTreeWidget#timeline { font-size: 9pt; }
 QTableView#conversationList QHeaderView::section, QTableView#verdictTable QHeaderView::section { font-size: 9pt; padding: 4px 2px; }
