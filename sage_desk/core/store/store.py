@@ -47,6 +47,7 @@ CONVERSATION_FILTERS = frozenset({"agent", "bucket", "conflict", "status", "case
 _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "conflict", "tactics", "seed"})
 JUDGE_FAILED = "judge"  # the criterion of the one unscored verdict scoring/hooks.py stores when a judge's call failed
 PLAY_PAGE = 500  # conversations a run reads at a time (conversations_to_play)
+CREATE_CHUNK = 2000  # conversation rows a new run inserts per statement
 _SECRET_QUERY = re.compile(r"([?&;](?:[\w.-]*[_-])?(?:api[_-]?keys?|key|secret|password|passwd|token|access_token|auth|sig|signature)=)[^&#;]*",
                            re.IGNORECASE)
 _SECRET_KEY = re.compile(r"(^|_)(api_?keys?|secret|password|passwd|token|access_token|authorization)$", re.IGNORECASE)
@@ -134,8 +135,8 @@ class Store:
             with self._writing() as session:
                 session.add(RunRow(id=run_id, domain=domain, config=scrub_config(config), status=RunStatus.RUNNING.value))
                 session.flush()
-                if rows:
-                    session.execute(insert(ConversationRow), rows)
+                for start in range(0, len(rows), CREATE_CHUNK):  # in chunks: the driver's copy of a big run's rows stays small
+                    session.execute(insert(ConversationRow), rows[start : start + CREATE_CHUNK])
 
         try:
             retry_transient(write, "new run")
