@@ -101,7 +101,7 @@ def test_progress_arrives_on_the_gui_thread_and_runs_changed_is_throttled(qtbot,
     choose(screen)
     threads, broadcasts = [], []
     screen.workspace.runs_changed.connect(lambda: broadcasts.append(threading.get_ident()))
-    screen.run_started.connect(lambda _run: screen.thread.progressed.connect(
+    screen.run_started.connect(lambda _run: screen.run_thread.progressed.connect(
         lambda update: threads.append((threading.get_ident(), update.progress.done))))
     run_and_wait(qtbot, screen)
     gui = threading.get_ident()
@@ -118,7 +118,7 @@ def test_an_empty_agent_list_is_refused_with_a_clear_message(qtbot, screen, stor
     assert screen.start() is None
     assert screen.problems.isVisible()
     assert "Tick at least one agent model to test." in screen.problems.text()
-    assert store.list_runs() == [] and screen.thread is None
+    assert store.list_runs() == [] and screen.run_thread is None
 
 
 def test_unknown_case_ids_and_bad_api_base_are_refused(qtbot, screen, store):
@@ -354,7 +354,7 @@ def test_a_fast_offline_run_keeps_the_window_responsive_and_cancels_within_a_sec
     choose(screen, agents=("baseline:oracle", "baseline:complier", "baseline:escalator"), cases="", repeats=20)
     run_id = screen.start()
     assert run_id, screen.problems.text()
-    assert screen.thread.runner.workers > 1  # played in worker processes, not in this process's threads
+    assert screen.run_thread.runner.workers > 1  # played in worker processes, not in this process's threads
     qtbot.waitUntil(lambda: screen.panel.progress is not None and screen.panel.progress.done >= 200, timeout=RUN_TIMEOUT_MS)
     # while it runs, a 10 ms timer fires on time (it waited seconds when the run held the GIL)
     lags = [timer_lag(qtbot) for _ in range(5)]
@@ -365,7 +365,7 @@ def test_a_fast_offline_run_keeps_the_window_responsive_and_cancels_within_a_sec
         qtbot.mouseClick(screen.panel.cancel_button, Qt.MouseButton.LeftButton)
         clicked = time.monotonic()
         assert "Cancelling" in screen.panel.detail.text()
-        runner = screen.thread.runner
+        runner = screen.run_thread.runner
         qtbot.waitUntil(lambda: time.monotonic() - clicked > 1.0, timeout=5000)
         done_a_second_later = runner.progress.done
     # nothing was played after the first second (the run used to play on to its end)

@@ -65,7 +65,7 @@ class RunsScreen(QWidget):
         self.workspace = workspace or Workspace(db_url=db_url, parent=self)
         self.workspace.runs_changed.connect(self._on_runs_changed)
         self.notifier = notifier
-        self.thread: RunThread | None = None
+        self.run_thread: RunThread | None = None
         self.keys_dialog: ApiKeysDialog | None = None
         self.last_outcome: RunOutcome | None = None
         self._stale = True
@@ -165,8 +165,8 @@ class RunsScreen(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)  # the status takes what is left
         header.setMinimumSectionSize(60)
-        for column, width in enumerate((142, 132, 82, 140, 96)):
-            header.resizeSection(column, width)
+        for number, width in enumerate((142, 132, 82, 140, 96)):
+            header.resizeSection(number, width)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
         self.table.doubleClicked.connect(self._on_double_click)
         self.resume_button.setToolTip("Play the unfinished conversations of the selected run (like sage-desk run --resume)")
@@ -237,11 +237,11 @@ class RunsScreen(QWidget):
 
     def live_run_id(self) -> str | None:
         """The run playing now, if any."""
-        return self.thread.run_id if self.thread is not None else None
+        return self.run_thread.run_id if self.run_thread is not None else None
 
     def is_running(self) -> bool:
         """Whether a run is playing."""
-        return self.thread is not None
+        return self.run_thread is not None
 
     def _update_buttons(self) -> None:
         running = self.is_running()
@@ -313,7 +313,7 @@ class RunsScreen(QWidget):
             self._show_problems([str(exc).splitlines()[0]])
             return None
         self.problems.hide()
-        self.thread = thread
+        self.run_thread = thread
         thread.progressed.connect(self._on_progress)
         thread.ended.connect(self._on_ended)
         verb = "Resuming" if run_id else "Running"
@@ -331,7 +331,7 @@ class RunsScreen(QWidget):
         return thread.run_id
 
     def _on_progress(self, update: RunProgress) -> None:
-        if self.thread is None or update.run_id != self.thread.run_id:
+        if self.run_thread is None or update.run_id != self.run_thread.run_id:
             return  # a late figure from a run already wound up
         self.panel.show_progress(update.progress)
         now = time.monotonic()
@@ -340,14 +340,14 @@ class RunsScreen(QWidget):
             self.workspace.runs_changed.emit()
 
     def _on_ended(self, outcome: RunOutcome) -> None:
-        thread = self.thread
+        thread = self.run_thread
         if thread is None or outcome.run_id != thread.run_id:
             return  # already wound up by can_close
         thread.wait()
         self._wind_up(outcome)
 
     def _wind_up(self, outcome: RunOutcome) -> None:
-        thread, self.thread = self.thread, None
+        thread, self.run_thread = self.run_thread, None
         self.clock.stop()
         if thread is not None:
             thread.deleteLater()
@@ -378,8 +378,8 @@ class RunsScreen(QWidget):
 
     def cancel(self) -> None:
         """Stop the run cleanly: conversations in flight are cancelled and stay resumable."""
-        if self.thread is not None:
-            self.thread.cancel()
+        if self.run_thread is not None:
+            self.run_thread.cancel()
             self.panel.cancel_button.setEnabled(False)
             self.panel.detail.setText("Cancelling: conversations in flight are stopped and will resume later…")
 
@@ -398,7 +398,7 @@ class RunsScreen(QWidget):
 
     def can_close(self) -> bool:
         """Closing mid-run asks first; a yes cancels the run cleanly and leaves it resumable."""
-        thread = self.thread
+        thread = self.run_thread
         if thread is None:
             return True
         if not self.confirm_stop():
@@ -415,7 +415,7 @@ class RunsScreen(QWidget):
 
     def shutdown(self) -> None:
         """Cancel and wait for a run without asking (tests, application exit)."""
-        thread = self.thread
+        thread = self.run_thread
         if thread is not None:
             thread.cancel()
             thread.wait()
