@@ -46,6 +46,8 @@ def compare(screen, qtbot, before, after):
 def test_defaults_to_the_two_latest_runs(screen, runs):
     _, (_, repeat, complier) = runs
     assert (screen.before.currentData(), screen.after.currentData()) == (repeat, complier)
+    # two runs are there: the screen says what to do with them, not that it needs two runs
+    assert screen.summary.text().startswith("Pick the run from before a change")
 
 
 def test_a_repeat_shows_no_regression_and_no_flip(screen, qtbot, runs):

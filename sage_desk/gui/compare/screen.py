@@ -28,6 +28,8 @@ from sage_desk.gui.compare.models import DeltaModel, FlipModel
 
 ROW_HEIGHT = 26
 EMPTY_TEXT = "Compare needs two runs: start them in Runs or with `sage-desk run`"
+PICK_TEXT = ("Pick the run from before a change and the run after it, then Compare: each metric's difference with "
+             "its 95% interval, and the cases that flipped (double-click one to read both conversations)")
 _RUNNING: set[CompareThread] = set()
 
 
@@ -153,6 +155,8 @@ class CompareRunsScreen(StoreScreen, QWidget):
             self.summary.setText(EMPTY_TEXT)
             return
         self.select_runs(picked[0] or runs[1].id, picked[1] or runs[0].id)
+        if self.data is None and not self.comparing:
+            self.summary.setText(PICK_TEXT)
 
     def select_runs(self, before: str, after: str) -> None:
         """Pick the two runs (by id) without comparing yet."""
