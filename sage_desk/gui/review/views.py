@@ -48,7 +48,7 @@ def setup_conversation_list(view: QTableView, model: ConversationListModel, row_
 
 
 def _scroll_room(view: QTableView) -> int:
-    """What the list's frame and vertical scroll bar take from its width (the bar counted even before it shows)."""
+    """What a table's frame and vertical scroll bar take from its width (the bar counted even before it shows)."""
     return 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
 
 
@@ -95,9 +95,9 @@ def setup_verdict_table(view: QTableView, model: VerdictModel) -> None:
 def fit_verdict_columns(view: QTableView) -> None:
     """Give the criterion its full name: drop "Why" from a narrow table, cap the criterion in a wide one."""
     header = view.horizontalHeader()
-    # not viewport().width(): during the table's own Resize event the viewport still has its old size
-    scroll = view.verticalScrollBar()
-    width = view.width() - 2 * view.frameWidth() - (scroll.sizeHint().width() if scroll.isVisible() else 0)
+    # not viewport().width(): during the table's own Resize event the viewport still has its old size; and
+    # the scroll bar's room is kept even while it is hidden (it shows after this, and would cover "Human")
+    width = view.width() - _scroll_room(view)
     wide = width >= WHY_FROM
     header.setSectionHidden(4, not wide)
     rest = sum(VERDICT_WIDTHS[1:])
