@@ -29,7 +29,10 @@ HEAVY_MODULES = ("alembic", "aiohttp", "litellm", "networkx", "mako", "pygments"
 
 def create_application(argv: list[str] | None = None) -> QApplication:
     """The QApplication with SAGE Desk's names, font and stylesheet (reused when one exists)."""
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
+    existing = QApplication.instance()
+    if existing is not None and not isinstance(existing, QApplication):
+        raise RuntimeError("a QCoreApplication without widgets is running: SAGE Desk needs a QApplication")
+    app = existing or QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName("SAGE Desk")
     app.setOrganizationName("SAGE Desk")
     app.setApplicationVersion(__version__)

@@ -31,7 +31,7 @@ def take_screenshots(window: MainWindow, out_dir: Path, size: tuple[int, int]) -
     written: list[Path] = []
     for number, spec in enumerate(window.specs, start=1):
         window.show_screen(spec.key)
-        _settle(window.screen(spec.key))
+        _settle(window.screen_widget(spec.key))
         if spec.key == "sop-editor":
             written += _editor_shots(window, out_dir, number)
             continue
@@ -42,7 +42,7 @@ def take_screenshots(window: MainWindow, out_dir: Path, size: tuple[int, int]) -
 
 def _editor_shots(window: MainWindow, out_dir: Path, number: int) -> list[Path]:
     """The editor twice: as a graph opens, with a decision selected in the inspector; then one path highlighted."""
-    editor = window.screen("sop-editor")
+    editor = window.screen_widget("sop-editor")
     assert isinstance(editor, SopEditor)
     editor.view.open_view()
     decision = next((n.id for n in editor.doc.graph.nodes if n.kind == NodeKind.DECISION), None)

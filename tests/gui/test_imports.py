@@ -41,7 +41,7 @@ def window(qtbot, tmp_path: Path, db_url: str):
     dialog = getattr(window, "import_dialog", None)
     if dialog is not None and dialog.is_importing():
         dialog._worker.wait(10_000)
-    window.screen("review").slots.wait()
+    window.screen_widget("review").slots.wait()
 
 
 def open_dialog(window) -> ImportDialog:
@@ -80,7 +80,7 @@ def test_an_import_runs_off_the_ui_thread_sums_up_and_opens_in_review(qtbot, win
     assert "Personal data\nmasked 1 card, 1 email, 1 phone" in text
     assert dialog.open_button.isVisible()
     qtbot.mouseClick(dialog.open_button, Qt.MouseButton.LeftButton)
-    review = window.screen("review")
+    review = window.screen_widget("review")
     qtbot.waitUntil(lambda: window.current_key() == "review" and review.detail is not None)
     assert review.filters.run_id() == run.id and review.list_model.rowCount() == 9
     assert not dialog.isVisible()
@@ -97,7 +97,7 @@ def test_setting_slots_in_review_rescores_the_conversation(qtbot, window, db_url
     dialog.add_files([OPENAI])
     run_import(qtbot, dialog)
     qtbot.mouseClick(dialog.open_button, Qt.MouseButton.LeftButton)
-    review = window.screen("review")
+    review = window.screen_widget("review")
     qtbot.waitUntil(lambda: review.detail is not None)
     review.override.author.setText("ines")
     review.filters.search.setText("zd-48817")  # the list's search knows source ids

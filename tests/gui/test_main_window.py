@@ -32,7 +32,7 @@ def test_every_screen_is_listed_and_unbuilt_ones_say_so(qtbot, tmp_path, monkeyp
     unbuilt = [key for key, widget in window.screens.items() if isinstance(widget, PlaceholderScreen)]
     for key in unbuilt:
         window.show_screen(key)
-        assert window.screen(key).text.startswith(f"{window.specs[window.nav.currentRow()].name} arrives in a later release")
+        assert window.screen_widget(key).text.startswith(f"{window.specs[window.nav.currentRow()].name} arrives in a later release")
         assert not window.toolbar.isVisible()
         assert [a.text() for a in window.menuBar().actions()] == ["&File", "&Help"]
     window.show_screen("sop-editor")
@@ -49,7 +49,7 @@ def test_every_screen_fits_a_laptop(qtbot, tmp_path, monkeypatch, shop_dir):
         hint = window.minimumSizeHint().expandedTo(window.minimumSize())
         assert hint.width() <= 1280 and hint.height() <= 680, (spec.key, hint)
         qtbot.waitUntil(lambda: window.size() == QSize(1280, 680))
-        screen = window.screen(spec.key)
+        screen = window.screen_widget(spec.key)
         assert screen.height() <= window.stack.height() and window.statusBar().isVisible()
 
 
@@ -59,20 +59,20 @@ def test_opens_the_shipped_graph_first_and_restores_the_session(qtbot, tmp_path,
     (shop_dir.parent / "northline").mkdir()
     (shop_dir.parent / "northline" / "sop.yaml").write_text((shop_dir / "sop.yaml").read_text().replace("name: shop", "name: northline"))
     window = make_window(qtbot, home, monkeypatch, shop_dir.parent)
-    editor = window.screen("sop-editor")
+    editor = window.screen_widget("sop-editor")
     assert editor.path.parent.name == "northline" and window.windowTitle().startswith("northline/sop.yaml")
     assert editor.load(shop_dir / "sop.yaml")
     window.resize(QSize(760, 740))
     window.show_screen("review")
     window.close()
     again = make_window(qtbot, home, monkeypatch, shop_dir.parent)
-    assert again.screen("sop-editor").path == shop_dir / "sop.yaml"
+    assert again.screen_widget("sop-editor").path == shop_dir / "sop.yaml"
     assert again.current_key() == "review" and again.size() == QSize(760, 740)
 
 
 def test_title_shows_a_star_while_modified(qtbot, tmp_path, monkeypatch, shop_dir):
     window = make_window(qtbot, tmp_path / "home", monkeypatch, shop_dir.parent)
-    editor = window.screen("sop-editor")
+    editor = window.screen_widget("sop-editor")
     editor.load(shop_dir / "sop.yaml")
     editor.scene.select_only(["done"])
     editor.delete_selection()
@@ -104,7 +104,7 @@ def test_the_shortcut_list_names_the_editor_keys(qtbot, tmp_path, monkeypatch, s
 
 def test_screenshots_write_one_png_per_screen(qtbot, tmp_path, monkeypatch, shop_dir):
     window = make_window(qtbot, tmp_path / "home", monkeypatch, shop_dir.parent)
-    window.screen("sop-editor").load(shop_dir / "sop.yaml")
+    window.screen_widget("sop-editor").load(shop_dir / "sop.yaml")
     written = take_screenshots(window, tmp_path / "shots", (1200, 800))
     names = [p.name for p in written]
     assert names[0] == "01-sop-editor.png" and "05-leaderboard.png" in names
@@ -117,10 +117,10 @@ def test_splitter_sizes_are_kept_between_sessions(qtbot, tmp_path, monkeypatch, 
     home = tmp_path / "home"
     window = make_window(qtbot, home, monkeypatch, shop_dir.parent)
     window.show_screen("leaderboard")
-    splitter = window.screen("leaderboard").findChild(QSplitter, "leaderboardSides")
+    splitter = window.screen_widget("leaderboard").findChild(QSplitter, "leaderboardSides")
     qtbot.waitUntil(lambda: splitter.sizes()[0] > 0)
     splitter.setSizes([200, sum(splitter.sizes()) - 200])
     window.close()
     again = make_window(qtbot, home, monkeypatch, shop_dir.parent)
     assert again.current_key() == "leaderboard"
-    qtbot.waitUntil(lambda: again.screen("leaderboard").findChild(QSplitter, "leaderboardSides").sizes()[0] == 200)
+    qtbot.waitUntil(lambda: again.screen_widget("leaderboard").findChild(QSplitter, "leaderboardSides").sizes()[0] == 200)

@@ -454,6 +454,19 @@ def test_panes_become_tabs_on_a_laptop_and_sizes_are_remembered(qtbot, screen, s
     assert (again.reading.splitter.sizes(), again.splitters["panes"].sizes()) == kept
 
 
+def test_widths_saved_by_the_first_layout_give_way_to_this_one(qtbot, screen, store, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    settings = QSettings(str(tmp_path / "review.ini"), QSettings.Format.IniFormat)
+    screen.splitters["panes"].setSizes([224, 543])  # what the first layout's ~527 px override panel forced
+    screen.save_state(settings)
+    settings.remove("review/layout")  # as the first layout saved it: no version
+    again = make_screen(qtbot, store)
+    again.restore_state(settings)
+    assert again.override.author.text() == "tester"  # what is not a width still comes back
+    assert again.splitters["panes"].sizes()[0] > 300
+
+
 def test_review_and_calibration_share_the_chosen_run(qtbot, store):
     from sage_desk.gui.calibration import CalibrationScreen
 

@@ -149,7 +149,7 @@ def test_file_reviewer_name_in_the_main_window_reaches_review(qtbot, home, tmp_p
     window.show()
     qtbot.waitExposed(window)
     window.show_screen("review")
-    review = window.screen("review")
+    review = window.screen_widget("review")
     file_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
     [item] = [a for a in file_menu.actions() if a.text() == "Reviewer Name…"]
     item.trigger()

@@ -317,14 +317,14 @@ def test_a_run_started_in_runs_appears_in_review(qtbot, tmp_path):
     window.show()
     window.show_screen("runs")
     qtbot.waitExposed(window)
-    screen = window.screen("runs")
+    screen = window.screen_widget("runs")
     assert [a.text() for a in window.menuBar().actions()] == ["&File", "&Runs", "&Help"]
     assert "API Keys…" in [a.text() for a in window.toolbar.actions()]
     choose(screen)
     run_id, outcome = run_and_wait(qtbot, screen)
     assert outcome.progress.done == 3
     qtbot.mouseClick(screen.review_button, Qt.MouseButton.LeftButton)
-    review = window.screen("review")
+    review = window.screen_widget("review")
     first = window.workspace.store().conversations(run_id=run_id)[0]
     assert window.current_key() == "review"
     assert review.filters.run.itemData(0) == run_id  # newest first

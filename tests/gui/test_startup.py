@@ -31,7 +31,7 @@ FIRST_WINDOW = textwrap.dedent("""
     app.processEvents()
     assert window.current_key() == (sys.argv[1:] or ["sop-editor"])[0]
     if window.current_key() == "sop-editor":
-        assert window.screen("sop-editor").path is not None, "the shipped graph did not open"
+        assert window.screen_widget("sop-editor").path is not None, "the shipped graph did not open"
     print(" ".join(sorted(m for m in sys.modules if m.split(".")[0] in {HEAVY})), flush=True)
     os._exit(0)  # a screen may still be reading in the background: what it loads later is not the question
 """).replace("{HEAVY}", repr(set(HEAVY)))
@@ -78,9 +78,9 @@ def test_screens_are_built_on_first_visit(qtbot, tmp_path, monkeypatch, shop_dir
     assert "review" in window.screens and len(window.screens) == len(window.specs)
     window.nav.setCurrentRow(2)
     assert list(window.screens.built) == ["sop-editor", "review"]
-    assert window.stack.currentWidget() is window.screen("review")
+    assert window.stack.currentWidget() is window.screen_widget("review")
     assert [a.text() for a in window.menuBar().actions()][-1] == "&Help" and window.windowTitle().endswith("Review — SAGE Desk")
-    assert window.stack.indexOf(window.screen("review")) == 2 and window.stack.count() == len(window.specs)
+    assert window.stack.indexOf(window.screen_widget("review")) == 2 and window.stack.count() == len(window.specs)
 
 
 def test_a_window_opened_on_another_screen_opens_the_graph_when_the_editor_is_shown(qtbot, tmp_path, monkeypatch, shop_dir):
@@ -98,4 +98,4 @@ def test_a_window_opened_on_another_screen_opens_the_graph_when_the_editor_is_sh
     (shop_dir.parent / "northline").mkdir()
     (shop_dir.parent / "northline" / "sop.yaml").write_text((shop_dir / "sop.yaml").read_text())
     window.show_screen("sop-editor")
-    assert window.screen("sop-editor").path == shop_dir.parent / "northline" / "sop.yaml"
+    assert window.screen_widget("sop-editor").path == shop_dir.parent / "northline" / "sop.yaml"
