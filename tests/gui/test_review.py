@@ -458,13 +458,17 @@ def test_widths_saved_by_the_first_layout_give_way_to_this_one(qtbot, screen, st
     from PySide6.QtCore import QSettings
 
     settings = QSettings(str(tmp_path / "review.ini"), QSettings.Format.IniFormat)
-    screen.splitters["panes"].setSizes([224, 543])  # what the first layout's ~527 px override panel forced
+    screen.splitters["panes"].setSizes([200, 560])  # a transcript as narrow as the first layout's override panel forced
+    screen.override.author.setText("ines")
     screen.save_state(settings)
-    settings.remove("review/layout")  # as the first layout saved it: no version
     again = make_screen(qtbot, store)
     again.restore_state(settings)
-    assert again.override.author.text() == "tester"  # what is not a width still comes back
-    assert again.splitters["panes"].sizes()[0] > 300
+    assert again.splitters["panes"].sizes()[0] < 300  # this layout's own save stands, narrow or not
+    settings.remove("review/layout")  # as the first layout saved it: no version
+    first = make_screen(qtbot, store)
+    first.restore_state(settings)
+    assert first.override.author.text() == "ines"  # what is not a width still comes back
+    assert first.splitters["panes"].sizes()[0] > 300
 
 
 def test_review_and_calibration_share_the_chosen_run(qtbot, store):

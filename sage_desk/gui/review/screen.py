@@ -63,6 +63,9 @@ READING_SPLIT_FROM = 600
 DETAIL_WIDTH = 860
 """What the conversation's side wants beside the list (a transcript of ~400 px and the verdicts): when the
 screen leaves it less, the list starts without its optional columns (Bucket, Conflict)."""
+LAYOUT_VERSION = 2
+"""Saved widths (list, panes, list columns) come back only from this layout: the first one's override
+panel held the verdicts at ~527 px, so its saved sizes would squeeze the transcript on a laptop for good."""
 REFRESH_DELAY_MS = 1200
 """Runs change on every finished conversation while a run goes: re-read at most this often."""
 EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run`, then review it here."
@@ -694,15 +697,17 @@ class ReviewScreen(OverrideLoop, QWidget):
             settings.setValue(f"review/splitter/{name}", splitter.saveState())
         settings.setValue("review/splitter/reading", self.reading.save_sizes())
         settings.setValue("review/list_header", self.list.horizontalHeader().saveState())
+        settings.setValue("review/layout", LAYOUT_VERSION)
         settings.setValue("review/author", self.override.author.text())
         if self.filters.run_id():
             settings.setValue("review/run", self.filters.run_id())
 
     def restore_state(self, settings: Any) -> None:
-        """Put back what `save_state` kept."""
+        """Put back what `save_state` kept; widths only when this layout saved them (`LAYOUT_VERSION`)."""
+        same_layout = str(settings.value("review/layout", "")) == str(LAYOUT_VERSION)
         for name, splitter in self.splitters.items():
             state = settings.value(f"review/splitter/{name}")
-            if isinstance(state, QByteArray):
+            if isinstance(state, QByteArray) and same_layout:
                 splitter.restoreState(state)
                 self._sized = True
                 self._list_fits_screen = False  # the last session's widths stand
@@ -710,7 +715,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         if isinstance(state, QByteArray):
             self.reading.restore_sizes(state)
         header = settings.value("review/list_header")
-        if isinstance(header, QByteArray):
+        if isinstance(header, QByteArray) and same_layout:
             self.list.horizontalHeader().restoreState(header)
             fit_list_columns(self.list)  # the columns that fit this screen, not the last one
         author = settings.value("review/author")
