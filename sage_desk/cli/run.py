@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.cli._common import OK, PROBLEMS, USAGE, fail, fail_error, print_problems
 from sage_desk.cli._store import add_db_option, open_store
 from sage_desk.core.errors import InputError, SageError
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -71,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"the run database failed: {reason}; what was recorded is kept: finish the run with --resume")
 
 
-def _execute(args: argparse.Namespace, store: Any) -> int:
+def _execute(args: argparse.Namespace, store: Store) -> int:
     from sage_desk.core.session import build_runner, run_spec
 
     if args.resume:

@@ -43,7 +43,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, delete, insert, update
 from sqlalchemy.engine import Connection
@@ -54,6 +54,9 @@ from sage_desk.core.store import reviews
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.retry import is_transient
 from sage_desk.core.store.schema import ConversationRow, EventRow, VerdictRow, table_of
+
+if TYPE_CHECKING:
+    from sage_desk.core.store.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +112,7 @@ def _update_each(connection: Connection, values: dict[str, dict[str, Any]]) -> N
 class BatchWriter:
     """A `Recorder` (plus `save_verdicts`) that queues writes for `flush` to apply in one transaction."""
 
-    def __init__(self, store: Any, interval: float | None = None, max_pending: int | None = None,
+    def __init__(self, store: Store, interval: float | None = None, max_pending: int | None = None,
                  flush_at: int | None = None) -> None:
         self.store = store
         self.interval = interval if interval is not None else DEFAULT_INTERVAL_S
@@ -302,7 +305,7 @@ class StoreLink:
     flush_at: int = DEFAULT_FLUSH_AT
 
     @classmethod
-    def of(cls, store: Any, **settings: Any) -> StoreLink:
+    def of(cls, store: Store, **settings: Any) -> StoreLink:
         """The link to `store`'s database (its URL keeps its password: workers need it, and it stays in memory)."""
         url = store.url
         in_memory = url.drivername.startswith("sqlite") and url.database in (None, "", ":memory:")
@@ -321,6 +324,6 @@ class StoreLink:
             raise StoreError("an in-memory database cannot be opened by another process")
         return Store(self.url)
 
-    def recorder(self, store: Any) -> BatchWriter:
+    def recorder(self, store: Store) -> BatchWriter:
         """A run's batched recorder over `store`."""
         return BatchWriter(store, self.interval, self.max_pending, self.flush_at)

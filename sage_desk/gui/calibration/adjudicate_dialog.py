@@ -9,7 +9,7 @@ counts") then takes it as the item's label.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -37,11 +37,14 @@ from sage_desk.core.reviewers import check_name, reviewer_name, set_reviewer_nam
 from sage_desk.core.store.consensus import ADJUDICATION, by_criterion, resolve
 from sage_desk.core.store.reviews import NewOverride
 
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
+
 NO_SCORE = -0.05
 """The score box's lowest step, shown as "no score": the adjudication is pass/fail only."""
 
 
-def reviewer_labels(store: Any, disagreement: Disagreement) -> dict[str, Any]:
+def reviewer_labels(store: Store, disagreement: Disagreement) -> dict[str, Any]:
     """reviewer -> their latest label of the item (an override record, with its reason), as agreement counts it."""
     found = [o for o in store.overrides(conversation_id=disagreement.conversation_id)
              if o.criterion == disagreement.criterion]
@@ -58,7 +61,7 @@ def _profile_name() -> str:
 class AdjudicateDialog(QDialog):
     """Shows each reviewer's label and reason; saves the adjudicator's final label with a required reason."""
 
-    def __init__(self, store: Any, disagreement: Disagreement, parent: QWidget | None = None):
+    def __init__(self, store: Store, disagreement: Disagreement, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("adjudicateDialog")
         self.setWindowTitle("Adjudicate")
@@ -187,7 +190,7 @@ class AdjudicateDialog(QDialog):
         self.accept()
 
 
-def open_dialog(store: Any, disagreement: Disagreement, parent: QWidget | None = None) -> AdjudicateDialog:
+def open_dialog(store: Store, disagreement: Disagreement, parent: QWidget | None = None) -> AdjudicateDialog:
     """Open the dialog (window-modal, not blocking) and return it."""
     dialog = AdjudicateDialog(store, disagreement, parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -9,7 +9,7 @@ click on a disagreement) records the final label as `sage-desk adjudicate` does
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget
@@ -18,6 +18,9 @@ from sage_desk.core.calibration.human_agreement import CriterionAgreement, Disag
 from sage_desk.gui.calibration.adjudicate_dialog import AdjudicateDialog, open_dialog
 from sage_desk.gui.calibration.models import Column, RecordTable, kappa_text, pct, short_criterion
 from sage_desk.gui.common.widgets import read_only_rows
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 ROW_HEIGHT = 26  # as the screen's other tables
 
@@ -96,7 +99,7 @@ class ReviewerAgreementTab(QWidget):
         layout.addWidget(self.disagreement_view, 1)
         self._enable()
 
-    def show_run(self, store: Any, run_id: str | None) -> None:
+    def show_run(self, store: Store, run_id: str | None) -> None:
         """Read and show the run's agreement between reviewers (nothing without a run)."""
         self.store, self.run_id = store, run_id
         result = run_agreement(store, run_id) if store is not None and run_id else None

@@ -12,13 +12,16 @@ held-out conversation took minutes and ended in a calibration with nothing measu
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
 
 from sage_desk.core.calibration import CalibrationCancelled, CalibrationResult, calibrate_async
 from sage_desk.core.errors import JudgeError, SageError
 from sage_desk.gui.common.async_thread import AsyncThread, Outcome
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 CalibrateOutcome = Outcome  # how a calibration ended: a result, cancelled, or an error to report
 PROBE_TIMEOUT_S = 20.0
@@ -30,7 +33,7 @@ class CalibrateThread(AsyncThread):
     progressed = Signal(int, int)
     cancelled_errors = (CalibrationCancelled, asyncio.CancelledError)
 
-    def __init__(self, store: Any, run_id: str, model: str, parent: Any = None, **options: Any):
+    def __init__(self, store: Store, run_id: str, model: str, parent: Any = None, **options: Any):
         super().__init__(parent)
         self.store, self.run_id, self.model, self.options = store, run_id, model, options
         self.setObjectName(f"calibrate-{model}")

@@ -6,7 +6,7 @@ the same as `sage-desk compare`, read on a thread."""
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, QThread, Signal
 from PySide6.QtWidgets import (
@@ -26,6 +26,9 @@ from sage_desk.core.metrics.compare import compare_runs
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
 from sage_desk.gui.compare.models import DeltaModel, FlipModel
 
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
+
 ROW_HEIGHT = 26
 EMPTY_TEXT = "Compare needs two runs: start them in Runs or with `sage-desk run`"
 PICK_TEXT = ("Pick the run from before a change and the run after it, then Compare: each metric's difference with "
@@ -39,7 +42,7 @@ class CompareThread(QThread):
     compared = Signal(int, object)
     failed = Signal(int, str)
 
-    def __init__(self, store: Any, run_a: str, run_b: str, generation: int) -> None:
+    def __init__(self, store: Store, run_a: str, run_b: str, generation: int) -> None:
         super().__init__()  # no parent: it must outlive a screen closed mid-comparison
         self.store, self.run_a, self.run_b, self.generation = store, run_a, run_b, generation
         self.finished.connect(self._forget)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QAction
@@ -40,6 +40,9 @@ from sage_desk.core.locations import shipped_domains
 from sage_desk.gui.common.async_thread import AsyncThread, Outcome
 from sage_desk.gui.imports.summary import problems_html, summary_html
 
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
+
 OTHER_FOLDER = "Other folder…"
 FORMAT_HELP = {
     "openai": "openai — one {id, messages, metadata} per JSONL line (chat API messages)",
@@ -52,7 +55,7 @@ FILE_FILTER = "Conversation logs (*.jsonl *.json *.ndjson);;All files (*)"
 class ImportThread(AsyncThread):
     """Imports files into the store once; `ended(Outcome)` carries the `ImportSummary` or the error."""
 
-    def __init__(self, store: Any, files: Sequence[str], domain: str, fmt: str, name: str | None,
+    def __init__(self, store: Store, files: Sequence[str], domain: str, fmt: str, name: str | None,
                  redact: bool, skip_bad: bool, parent: Any = None):
         super().__init__(parent)
         self.store, self.files, self.domain, self.fmt = store, list(files), domain, fmt

@@ -9,11 +9,14 @@ closed mid-read never destroys a running QThread.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QThread, Signal
 
 from sage_desk.core.metrics.load import results_for_runs
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 _RUNNING: set[MetricsThread] = set()
 
@@ -24,7 +27,7 @@ class MetricsThread(QThread):
     loaded = Signal(int, object)
     failed = Signal(int, str)
 
-    def __init__(self, store: Any, run_ids: list[str], generation: int) -> None:
+    def __init__(self, store: Store, run_ids: list[str], generation: int) -> None:
         super().__init__()  # no parent: it must outlive a screen closed mid-read
         self.store, self.run_ids, self.generation = store, list(run_ids), generation
         self.setObjectName("leaderboard-metrics")

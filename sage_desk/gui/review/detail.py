@@ -9,7 +9,7 @@ transcript, tool calls and verdicts still show.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.cases.suite import load_suite
@@ -18,6 +18,9 @@ from sage_desk.core.errors import SageError
 from sage_desk.core.events import Event
 from sage_desk.core.rules.trace import PathTrace, trace_conversation
 from sage_desk.core.store.records import ConversationRecord, StoredVerdict
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 
 @dataclass
@@ -44,7 +47,7 @@ IMPORTED = "<imported>"  # the suite of an imported run: its cases live with its
 class DetailLoader:
     """Reads conversations with their domain, case and route; domains and suites cached."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: Store):
         self.store = store
         self._domains: dict[str, DomainBundle | SageError] = {}
         self._suites: dict[tuple[str, str], dict[str, Case] | SageError] = {}

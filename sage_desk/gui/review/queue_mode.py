@@ -13,7 +13,7 @@ Everything goes through core (`core/store/queues.py`); this module only shows it
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QInputDialog
@@ -36,12 +36,15 @@ from sage_desk.core.store.queues import (
     reveals,
 )
 
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
+
 POLL_MS = 15_000
 """Other reviewers' progress is read again this often while a queue is shown."""
 _CHUNK = 500  # conversation ids per query: under SQLite's bound-parameter limit
 
 
-def queue_table(store: Any, name: str) -> ConversationTable:
+def queue_table(store: Store, name: str) -> ConversationTable:
     """The queue's conversations as one list (from every run they come from), in the queue's order."""
     ids = queue_conversations(store, name)
     order = {cid: n for n, cid in enumerate(ids)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QCloseEvent, QColor, QFont
@@ -39,6 +39,9 @@ from sage_desk.core.store.records import ConversationRecord
 from sage_desk.gui.common.async_thread import AsyncThread, Outcome
 from sage_desk.gui.common.errors import describe
 
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
+
 DEFAULT_TIMES = 20
 MAX_TIMES = 1000  # as `sage-desk replay --times`
 ORIGINAL_MARK = "◀ original"
@@ -52,7 +55,7 @@ class ReplayThread(AsyncThread):
 
     progressed = Signal(int, int)
 
-    def __init__(self, store: Any, conversation_id: str, turn: int, times: int, agent: str,
+    def __init__(self, store: Store, conversation_id: str, turn: int, times: int, agent: str,
                  api_base: str | None = None, parent: Any = None):
         super().__init__(parent)
         self.store, self.conversation_id, self.turn, self.times = store, conversation_id, turn, times
@@ -94,7 +97,7 @@ class ReplayDialog(QDialog):
 
     finished_replay = Signal(object)  # Outcome
 
-    def __init__(self, store: Any, record: ConversationRecord, events: Sequence[Event], turn: int,
+    def __init__(self, store: Store, record: ConversationRecord, events: Sequence[Event], turn: int,
                  parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle(f"Replay from turn {turn}")

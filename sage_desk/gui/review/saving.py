@@ -11,10 +11,13 @@ back on screen when it failed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.store.reviews import NewOverride
 from sage_desk.gui.common.async_thread import AsyncThread
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ def new_overrides(conversation_id: str, items: list[tuple[Any, Any]], tags: dict
 class SaveThread(AsyncThread):
     """Appends one conversation's keyed values as overrides in one transaction; ends with `Saved` (or the store's error)."""
 
-    def __init__(self, store: Any, run_id: str, items: list[tuple[Any, Any]], overrides: list[NewOverride],
+    def __init__(self, store: Store, run_id: str, items: list[tuple[Any, Any]], overrides: list[NewOverride],
                  parent: Any = None):
         super().__init__(parent)
         self.store, self.run_id = store, run_id

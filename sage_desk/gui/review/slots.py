@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QResizeEvent
@@ -22,6 +22,9 @@ from sage_desk.core.rules.placed import AGENT_TAG
 from sage_desk.gui.common.async_thread import AsyncThread, Outcome
 from sage_desk.gui.review.override_panel import default_author
 from sage_desk.gui.review.verdict_model import needs_of
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 NEEDED = "#b45309"
 MUTED = "#64748b"
@@ -66,7 +69,7 @@ def imported_about(detail: Any) -> str:
 class SlotThread(AsyncThread):
     """Sets one slot through core (`set_slot`): the case is placed again and its rules re-run."""
 
-    def __init__(self, store: Any, conversation_id: str, field_name: str, value: str, author: str, parent: Any = None):
+    def __init__(self, store: Store, conversation_id: str, field_name: str, value: str, author: str, parent: Any = None):
         super().__init__(parent)
         self.store, self.conversation_id = store, conversation_id
         self.field_name, self.value, self.author = field_name, value, author
@@ -119,7 +122,7 @@ class SlotsPanel(QWidget):
 
     # --- showing ----------------------------------------------------------------------------
 
-    def show_detail(self, detail: Any, store: Any) -> None:
+    def show_detail(self, detail: Any, store: Store) -> None:
         """Show an imported conversation's slots (the panel hides for anything else)."""
         self.store = store
         data = None

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import atexit
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QThread, Signal
 
 from sage_desk.core.errors import SageError
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 FIRST_PAGE = 2_000
 """Rows the screen reads itself before showing the list: many screenfuls, read in milliseconds."""
@@ -35,7 +38,7 @@ class TableLoader(QThread):
     failed = Signal(str, int)  # (message, generation)
     done = Signal(int)  # generation
 
-    def __init__(self, store: Any, run_id: str, offset: int, generation: int) -> None:
+    def __init__(self, store: Store, run_id: str, offset: int, generation: int) -> None:
         super().__init__()
         self.store, self.run_id, self.offset, self.generation = store, run_id, offset, generation
         self._stop = threading.Event()

@@ -20,13 +20,16 @@ import dataclasses
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QThread, Signal
 
 from sage_desk.core.engine.runner import Progress, RunSpec
 from sage_desk.core.session import build_runner
 from sage_desk.core.store.records import RunStatus
+
+if TYPE_CHECKING:
+    from sage_desk.core.store import Store
 
 PROGRESS_EVERY_S = 0.1
 """Progress reaches the GUI at most this often: a fast run finishes hundreds of conversations a second."""
@@ -59,7 +62,7 @@ def plays_offline(spec: RunSpec) -> bool:
             and all(j.startswith("baseline:") for j in spec.judges))
 
 
-def worker_processes(store: Any, spec: RunSpec, conversations: int) -> int:
+def worker_processes(store: Store, spec: RunSpec, conversations: int) -> int:
     """How many processes play the run: WORKER_PROCESSES for a big offline run, else 1 (this process)."""
     url = store.url
     in_memory = url.drivername.startswith("sqlite") and url.database in (None, "", ":memory:")
@@ -75,7 +78,7 @@ class RunThread(QThread):
     progressed = Signal(object)  # RunProgress
     ended = Signal(object)  # RunOutcome
 
-    def __init__(self, store: Any, spec: RunSpec, run_id: str | None = None, parent: Any = None):
+    def __init__(self, store: Store, spec: RunSpec, run_id: str | None = None, parent: Any = None):
         """Prepare to play `run_id`, or create a new run from `spec` (SageError when core refuses it)."""
         super().__init__(parent)
         self.store = store
