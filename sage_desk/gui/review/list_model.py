@@ -179,19 +179,11 @@ class ConversationListModel(QAbstractTableModel):
         row, key = self.rows[index.row()], COLUMNS[index.column()].key
         if key in ("judge", "human") and (self.queue_cells is not None or self.hidden) and role != CONVERSATION_ID_ROLE:
             return self._queue_data(row, key, role)
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._text(row, key)
-        if role == Qt.ItemDataRole.ForegroundRole:
-            return self._colour(row, key)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(row, key)
         if role == Qt.ItemDataRole.FontRole and key == "rules" and self._catastrophic(row):
             return self._bold
-        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("repeat", "judge"):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == CONVERSATION_ID_ROLE:
             return self.table.ids[row]
-        return None
+        return self._plain(row, key, role)
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt API)
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
