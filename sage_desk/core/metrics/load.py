@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.metrics.aggregate import ConversationResult, Mark
 
@@ -13,37 +13,36 @@ if TYPE_CHECKING:
 
 
 def results_for_runs(store: Store, run_ids: Iterable[str]) -> list[ConversationResult]:
-    """Every conversation of the runs, with verdicts after human overrides.
+    """Every finished or errored conversation of the runs, with its marks after human overrides.
 
     When several judges scored a criterion, their scores are averaged (a vote); pass/fail follows
-    the majority. Rule verdicts have one source so they pass through unchanged.
+    the majority (store/summaries.py `vote`). The store keeps each conversation's marks in its
+    summary, so this reads one row per conversation, not every verdict.
     """
-    results = []
+    results: list[ConversationResult] = []
+    shared: dict[tuple[bool | None, float | None], Mark] = {}
     for run_id in run_ids:
-        verdicts: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
-        for v in store.effective_marks(run_id):
-            verdicts[v.conversation_id][v.criterion].append(v)
-        for c in store.conversations(run_id=run_id):
-            if c.status.value not in ("finished", "errored"):
-                continue
-            marks = {k: _vote(vs) for k, vs in verdicts.get(c.id, {}).items()}
+        for c in store.conversation_marks(run_id):
             results.append(ConversationResult(
                 id=c.id, agent=c.agent, domain=c.domain, case_id=c.case_id, repeat=c.repeat,
-                bucket=c.bucket or "", conflict=c.conflict or "", errored=c.status.value == "errored",
-                agent_turns=getattr(c, "agent_turns", 0) or 0,
-                agent_tokens=getattr(c, "agent_tokens", c.prompt_tokens + c.completion_tokens) or 0,
-                agent_cost_usd=getattr(c, "agent_cost_usd", c.cost_usd) or 0.0, marks=marks))
+                bucket=c.bucket or "", conflict=c.conflict or "", errored=c.status == "errored",
+                agent_turns=c.agent_turns or 0, agent_tokens=c.agent_tokens or 0,
+                agent_cost_usd=float(c.agent_cost_usd or 0.0), marks=_marks(c.marks, shared)))
     return results
 
 
-def _vote(verdicts: list[Any]) -> Mark:
-    scored = [v for v in verdicts if not v.unscored]
-    if not scored:
-        return Mark()
-    scores = [v.score for v in scored if v.score is not None]
-    passes = [v.passed for v in scored if v.passed is not None]
-    passed = None if not passes else sum(passes) * 2 > len(passes) or (sum(passes) * 2 == len(passes) and passes[0])
-    return Mark(passed=passed, score=sum(scores) / len(scores) if scores else None)
+def _marks(stored: str | None, shared: dict[tuple[bool | None, float | None], Mark]) -> dict[str, Mark]:
+    """The summary's JSON marks as `Mark`s, one per distinct value, shared between conversations:
+    metrics only read them, and 850,000 of them took longer to build than the rest of the report."""
+    if not stored:
+        return {}
+    out = {}
+    for criterion, (passed, score) in json.loads(stored).items():
+        mark = shared.get((passed, score))
+        if mark is None:
+            mark = shared[(passed, score)] = Mark(passed=passed, score=score)
+        out[criterion] = mark
+    return out
 
 
 def unjudged_for_runs(store: Store, run_ids: Iterable[str]) -> dict[str, list[str]]:

@@ -146,18 +146,9 @@ def effective_marks(session: Session, run_id: str) -> list[VerdictMark]:
     marks = []
     for r in rows:
         override = latest.get((r.conversation_id, r.criterion, r.source))
-        passed, score, unscored = _overridden(r.passed, r.score, bool(r.unscored), override)
+        passed, score, unscored = summaries.overridden(r.passed, r.score, bool(r.unscored), override)
         marks.append(VerdictMark(r.conversation_id, r.criterion, r.source, passed, score, unscored))
     return marks
-
-
-def _overridden(passed: bool | None, score: float | None, unscored: bool,
-                override: EffectiveLabel | None) -> tuple[bool | None, float | None, bool]:
-    """A verdict's pass, score and unscored flag once a human override (if any) is applied."""
-    if override is None:
-        return passed, score, unscored
-    return (override.human_passed if override.human_passed is not None else passed,
-            override.human_score if override.human_score is not None else score, False)
 
 
 def _latest_overrides(session: Session, conversation_ids: set[str]) -> dict[tuple[str, str, str], EffectiveLabel]:
@@ -180,7 +171,7 @@ def _apply(row: Any, override: EffectiveLabel | None) -> StoredVerdict:
         original_score=row.score,
         human_value=override.human_value,
     )
-    passed, score, unscored = _overridden(row.passed, row.score, bool(row.unscored), override)
+    passed, score, unscored = summaries.overridden(row.passed, row.score, bool(row.unscored), override)
     return verdict.model_copy(update={"passed": passed, "score": score, "unscored": unscored})
 
 

@@ -199,6 +199,7 @@ class ConversationSummaryRow(Base):
     failing: Mapped[str | None] = mapped_column(Text)
     overridden: Mapped[int] = mapped_column(default=0)
     disagree: Mapped[int] = mapped_column(default=0)
+    marks: Mapped[str | None] = mapped_column(Text)  # JSON {criterion: [passed, score]}, what metrics read (0009)
 
 
 class JudgeExampleRow(Base):

@@ -483,6 +483,11 @@ class Store:
         with self._reading() as session:
             return reviews.effective_verdicts(session, conversation_id, run_id, source)
 
+    def conversation_marks(self, run_id: str) -> list[Any]:
+        """A run's finished and errored conversations with their effective marks (JSON), as metrics read them."""
+        with self._reading() as session:
+            return summaries.conversation_marks(session, run_id)
+
     def effective_marks(self, run_id: str) -> list[reviews.VerdictMark]:
         """A run's verdicts as metrics read them (pass, score, unscored), human overrides applied."""
         with self._reading() as session:

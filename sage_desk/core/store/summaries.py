@@ -11,18 +11,26 @@ Columns, per conversation, each verdict's latest human override applied:
 - failing: the failed criteria of every source (`catastrophic.free_goods`, `judge.empathy` ...),
   joined by `SEPARATOR`;
 - overridden: verdicts with a human override; disagree: those where the human's pass/fail differs
-  from the machine's, or the score moved by `DISAGREE_SCORE` or more.
+  from the machine's, or the score moved by `DISAGREE_SCORE` or more;
+- marks (0009): what metrics read, as JSON `{criterion: [passed, score]}`: each verdict with its
+  effective human label applied (the label rule of `consensus.py`, disputes left at the machine's
+  value), then the sources of a criterion put to a vote (`vote`). The report reads one row per
+  conversation instead of every verdict (a million on 50,000 conversations took 10 s).
 """
 
 from __future__ import annotations
 
+import json
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, case, delete, false, func, insert, literal, or_, select
+from sqlalchemy import Select, and_, bindparam, case, delete, false, func, insert, literal, or_, select, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
 
 from sage_desk.core.rules.verdict import RULES_SOURCE
+from sage_desk.core.store.consensus import EffectiveLabel, resolve
 from sage_desk.core.store.schema import ConversationRow, ConversationSummaryRow, OverrideRow, VerdictRow, table_of
 
 DISAGREE_SCORE = 0.25
@@ -51,8 +59,10 @@ def refresh(connection: Connection, conversation_ids: Sequence[str]) -> None:
         write(connection, which)
 
 
-def write(connection: Connection, which: Select[Any]) -> None:
+def write(connection: Connection, which: Select[Any], marks: bool = True) -> None:
     """Replace the summaries of the conversations `which` selects (a one-column select of ids).
+
+    `marks=False` leaves the `marks` column out: migration 0007 writes summaries before 0009 adds it.
 
     The override join is made only for conversations a human has corrected: on a big run that is
     a few hundred of 100,000, and the join costs a pass over every verdict it touches.
@@ -64,6 +74,8 @@ def write(connection: Connection, which: Select[Any]) -> None:
     corrected = select(o.c.conversation_id).distinct().where(o.c.conversation_id.in_(which))
     connection.execute(delete(table).where(table.c.conversation_id.in_(corrected)))
     connection.execute(insert(table).from_select(_COLUMNS, _summary(corrected, with_overrides=True)))
+    if marks:
+        write_marks(connection, which)
 
 
 _COLUMNS = ("conversation_id", "rules_failed", "judge_mean", "failing", "overridden", "disagree")
@@ -115,3 +127,69 @@ def _summary(conversations: Select[Any], with_overrides: bool) -> Select[Any]:
         .where(v.c.conversation_id.in_(conversations))
         .group_by(v.c.conversation_id)
     )
+
+
+Vote = tuple[bool | None, float | None]
+"""A criterion's effective (passed, score): (None, None) when every verdict of it is unscored."""
+
+
+def overridden(passed: bool | None, score: float | None, unscored: bool,
+               label: EffectiveLabel | None) -> tuple[bool | None, float | None, bool]:
+    """A verdict's pass, score and unscored flag once its effective human label (if any) is applied."""
+    if label is None:
+        return passed, score, unscored
+    return (label.human_passed if label.human_passed is not None else passed,
+            label.human_score if label.human_score is not None else score, False)
+
+
+def vote(verdicts: Sequence[tuple[bool | None, float | None, bool]]) -> Vote:
+    """One criterion's (passed, score) from its verdicts (passed, score, unscored) in the order given.
+
+    When several sources scored it, their scores are averaged; pass/fail follows the majority, a
+    tie going the way of the first. A rule verdict has one source, so it passes through.
+    """
+    scored = [(p, s) for p, s, unscored in verdicts if not unscored]
+    if not scored:
+        return None, None
+    scores = [s for _, s in scored if s is not None]
+    passes = [p for p, _ in scored if p is not None]
+    passed = None if not passes else sum(passes) * 2 > len(passes) or (sum(passes) * 2 == len(passes) and passes[0])
+    return passed, sum(scores) / len(scores) if scores else None
+
+
+def write_marks(connection: Connection, which: Select[Any]) -> None:
+    """Fill the `marks` column of the summaries of the conversations `which` selects (rows written just before)."""
+    ids = list(connection.execute(which).scalars())
+    table = table_of(ConversationSummaryRow)
+    statement = update(table).where(table.c.conversation_id == bindparam("cid")).values(marks=bindparam("marks"))
+    for start in range(0, len(ids), _CHUNK):
+        found = marks_of(connection, ids[start:start + _CHUNK])
+        if found:
+            connection.execute(statement, [{"cid": cid, "marks": json.dumps(m)} for cid, m in found.items()])
+
+
+def marks_of(connection: Connection, conversation_ids: Sequence[str]) -> dict[str, dict[str, Vote]]:
+    """conversation -> criterion -> its vote, from the verdicts (in insertion order) and the overrides."""
+    v, o = table_of(VerdictRow), table_of(OverrideRow)
+    rows = connection.execute(select(v.c.conversation_id, v.c.criterion, v.c.source, v.c.passed, v.c.score, v.c.unscored)
+                              .where(v.c.conversation_id.in_(conversation_ids))
+                              .order_by(v.c.conversation_id, v.c.id)).all()
+    labels = resolve(connection.execute(select(*o.columns).where(o.c.conversation_id.in_(conversation_ids)))).labels
+    grouped: dict[str, dict[str, list[tuple[bool | None, float | None, bool]]]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        label = labels.get((r.conversation_id, r.criterion, r.source)) if labels else None
+        grouped[r.conversation_id][r.criterion].append(overridden(r.passed, r.score, bool(r.unscored), label))
+    return {cid: {criterion: vote(found) for criterion, found in by_criterion.items()}
+            for cid, by_criterion in grouped.items()}
+
+
+def conversation_marks(session: Session, run_id: str) -> list[Any]:
+    """A run's finished and errored conversations in list order (case, model, repeat, id): the columns
+    metrics read and the summary's `marks` (None for a conversation without verdicts)."""
+    c, s = table_of(ConversationRow), table_of(ConversationSummaryRow)
+    query = (select(c.c.id, c.c.agent, c.c.domain, c.c.case_id, c.c.repeat, c.c.bucket, c.c.conflict, c.c.status,
+                    c.c.agent_turns, c.c.agent_tokens, c.c.agent_cost_usd, s.c.marks)
+             .outerjoin(s, s.c.conversation_id == c.c.id)
+             .where(c.c.run_id == run_id, c.c.status.in_(("finished", "errored")))
+             .order_by(c.c.case_id, c.c.agent, c.c.repeat, c.c.id))
+    return list(session.execute(query))

@@ -38,7 +38,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("conversation_id", name=op.f("pk_conversation_summaries")),
     )
     conversations = sa.table("conversations", sa.column("id", sa.String))
-    summaries.write(op.get_bind(), sa.select(conversations.c.id))
+    summaries.write(op.get_bind(), sa.select(conversations.c.id), marks=False)  # 0009 adds and fills the marks
 
 
 def downgrade() -> None:
