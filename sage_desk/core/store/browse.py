@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, select, tuple_
 from sqlalchemy.orm import Session
 
 from sage_desk.core.store.schema import ConversationRow, ConversationSummaryRow, EventRow, table_of
@@ -143,8 +143,14 @@ class ConversationTable:
         values = getattr(self, column)
         return lambda i: values[i]
 
+    def last_key(self) -> ListKey | None:
+        """The last row's place in the list's order: where the next page starts (None when empty)."""
+        if not self.ids:
+            return None
+        return self.case_ids[-1], self.agents[-1], self.repeats[-1], self.ids[-1]
+
     def extend(self, page: ConversationTable) -> None:
-        """Append the next page of the same run (read with `conversation_table(offset=len(self))`)."""
+        """Append the next page of the same run (read with `conversation_table(after=self.last_key())`)."""
         for name in _COLUMNS:
             getattr(self, name).extend(getattr(page, name))
         self.domain = self.domain or page.domain
@@ -179,7 +185,7 @@ def _rows_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[A
     """Conversations with their stored summaries, in the list's order (case, model, repeat, id).
 
     The order is the `ix_conversations_run_list` index's (0008): SQLite walks it rather than
-    sorting the run, so a page from any offset costs only its own rows and the walk to it.
+    sorting the run, so a page that starts after a given row costs only its own rows.
     """
     c, s = table_of(ConversationRow), table_of(ConversationSummaryRow)
     query = (
@@ -194,16 +200,24 @@ def _rows_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[A
     return query
 
 
+ListKey = tuple[str, str, int, str]
+"""A row's place in the list's order: (case id, model, repeat, conversation id)."""
+
+
 def conversation_table(session: Session, run_id: str, conversation_ids: Sequence[str] | None = None,
-                       offset: int = 0, limit: int | None = None) -> ConversationTable:
+                       after: ListKey | None = None, limit: int | None = None) -> ConversationTable:
     """The run's conversations (or just the ones named) with their verdict summaries.
 
-    `offset` and `limit` read one page of the list: the Review screen shows the first page at once
-    and reads the rest behind it (`ConversationTable.extend`).
+    `after` and `limit` read one page of the list: the rows that follow `after` (the previous
+    page's `last_key()`), at most `limit` of them. Keyset pages, not offsets: each is one short
+    walk of the list's index wherever it starts (offsets made the millionth row cost a walk past
+    the 999,999 before it). The Review screen shows the first page at once and reads the rest
+    behind it (`ConversationTable.extend`).
     """
     query = _rows_query(run_id, conversation_ids)
-    if offset:
-        query = query.offset(offset)
+    if after is not None:
+        c = table_of(ConversationRow)
+        query = query.where(tuple_(c.c.case_id, c.c.agent, c.c.repeat, c.c.id) > tuple_(*after))
     if limit is not None:
         query = query.limit(limit)
     return _table(run_id, list(session.execute(query).all()))

@@ -333,7 +333,9 @@ class ReviewScreen(OverrideLoop, QWidget):
         self._apply_filter(keep)
         if len(table) == FIRST_PAGE:
             self._keep_when_read = keep if keep and self.list_model.position_of(keep) is None else None
-            self._table_loader = TableLoader(self.store, run_id, len(table), self._load_generation)
+            after = table.last_key()
+            assert after is not None  # a full first page has a last row
+            self._table_loader = TableLoader(self.store, run_id, after, self._load_generation)
             self._table_loader.page.connect(self._on_page)
             self._table_loader.failed.connect(self._on_page_failed)
             self._table_loader.done.connect(self._on_read)

@@ -5,8 +5,9 @@ order is an index, 0008) and shows them; a `TableLoader` reads the rest in pages
 own thread and hands each page to the screen, which appends it. A reviewer reads and filters the
 first rows while the rest arrives; a run of 100,000 conversations is whole in about a second.
 
-Conversations are created with their run, so the list's rows do not move while a run plays and
-offsets stay true; only their summaries change, and a later refresh reads those again.
+Each page starts after the last row of the one before (keyset pages on the list's index), so a
+page deep in a million-row run costs no more than the first; only the rows' summaries change
+while a run plays, and a later refresh reads those again.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from sage_desk.core.errors import SageError
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
+    from sage_desk.core.store.browse import ListKey
 
 FIRST_PAGE = 2_000
 """Rows the screen reads itself before showing the list: many screenfuls, read in milliseconds."""
@@ -32,15 +34,15 @@ _RUNNING: set[TableLoader] = set()
 
 
 class TableLoader(QThread):
-    """Reads one run's list from `offset` on, page by page, until a short page or `stop()`."""
+    """Reads one run's list after the row `after`, page by page, until a short page or `stop()`."""
 
     page = Signal(object, int)  # (ConversationTable, generation)
     failed = Signal(str, int)  # (message, generation)
     done = Signal(int)  # generation
 
-    def __init__(self, store: Store, run_id: str, offset: int, generation: int) -> None:
+    def __init__(self, store: Store, run_id: str, after: ListKey, generation: int) -> None:
         super().__init__()
-        self.store, self.run_id, self.offset, self.generation = store, run_id, offset, generation
+        self.store, self.run_id, self.after, self.generation = store, run_id, after, generation
         self._stop = threading.Event()
         _RUNNING.add(self)
         self.finished.connect(lambda: _RUNNING.discard(self))
@@ -57,15 +59,15 @@ class TableLoader(QThread):
         self.wait()
 
     def run(self) -> None:  # the thread's body
-        offset = self.offset
+        after: ListKey | None = self.after
         try:
-            while not self._stop.is_set():
-                page = self.store.conversation_table(self.run_id, offset=offset, limit=PAGE)
+            while not self._stop.is_set() and after is not None:
+                page = self.store.conversation_table(self.run_id, after=after, limit=PAGE)
                 if len(page):
                     self.page.emit(page, self.generation)
                 if len(page) < PAGE:
                     break
-                offset += len(page)
+                after = page.last_key()
         except SageError as exc:
             self.failed.emit(str(exc), self.generation)
             return

@@ -169,3 +169,19 @@ def test_conversations_without_verdicts_show_no_summary(store):
     assert table.rules_failed[0] == -1 and table.judge_score(0) is None and table.outcome_passed(0) is None
     assert table.failing[0] == () and not table.is_failure(0)
     assert store.conversation_table("no-such-run").ids == []
+
+
+@pytest.mark.parametrize("size", [1, 7, 30, 1000])
+def test_pages_read_after_each_last_row_add_up_to_the_whole_list(store, run_id, size):
+    whole = store.conversation_table(run_id)
+    assert len(whole) > 7
+    read = store.conversation_table(run_id, limit=size)
+    while (after := read.last_key()) is not None:
+        page = store.conversation_table(run_id, after=after, limit=size)
+        assert len(page) <= size
+        if not len(page):
+            break
+        read.extend(page)
+    assert read.ids == whole.ids  # every row once, in the list's order
+    assert read.failing == whole.failing and list(read.rules_failed) == list(whole.rules_failed)
+    assert list(read.repeats) == list(whole.repeats) and read.agents == whole.agents
