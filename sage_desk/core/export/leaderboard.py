@@ -43,7 +43,7 @@ class Report(BaseModel):
 def build_report(results: list[ConversationResult], run: str | list[str] | None = None, sage_view: bool = False,
                  **extra: Any) -> Report:
     """The report over `results`; `extra` adds the store's fields (stamp, stamp_differences, unjudged)."""
-    models = ranked(annotate(model_metrics(results), results))
+    models = ranked(annotate(model_metrics(results, sage=sage_view), results))
     if not sage_view:
         models = [{k: v for k, v in row.items() if k not in _SAGE_KEYS} for row in models]
     return Report(run=run, order=order_description(), **extra, models=models,

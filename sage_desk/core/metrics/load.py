@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from sage_desk.core.metrics.aggregate import ConversationResult, Mark
+from sage_desk.core.metrics.aggregate import ConversationResult, Marks
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
@@ -20,29 +20,22 @@ def results_for_runs(store: Store, run_ids: Iterable[str]) -> list[ConversationR
     summary, so this reads one row per conversation, not every verdict.
     """
     results: list[ConversationResult] = []
-    shared: dict[tuple[bool | None, float | None], Mark] = {}
     for run_id in run_ids:
-        for c in store.conversation_marks(run_id):
+        for c, marks in store.conversation_marks(run_id):
             results.append(ConversationResult(
                 id=c.id, agent=c.agent, domain=c.domain, case_id=c.case_id, repeat=c.repeat,
                 bucket=c.bucket or "", conflict=c.conflict or "", errored=c.status == "errored",
                 agent_turns=c.agent_turns or 0, agent_tokens=c.agent_tokens or 0,
-                agent_cost_usd=float(c.agent_cost_usd or 0.0), marks=_marks(c.marks, shared)))
+                agent_cost_usd=float(c.agent_cost_usd or 0.0), marks=_marks(marks)))
     return results
 
 
-def _marks(stored: str | None, shared: dict[tuple[bool | None, float | None], Mark]) -> dict[str, Mark]:
-    """The summary's JSON marks as `Mark`s, one per distinct value, shared between conversations:
-    metrics only read them, and 850,000 of them took longer to build than the rest of the report."""
+def _marks(stored: str | None) -> Marks:
+    """The summary's JSON marks (store/summaries.py), taken as they decode."""
     if not stored:
-        return {}
-    out = {}
-    for criterion, (passed, score) in json.loads(stored).items():
-        mark = shared.get((passed, score))
-        if mark is None:
-            mark = shared[(passed, score)] = Mark(passed=passed, score=score)
-        out[criterion] = mark
-    return out
+        return Marks({}, {})
+    found = json.loads(stored)
+    return Marks(found["passed"], found["score"])
 
 
 def unjudged_for_runs(store: Store, run_ids: Iterable[str]) -> dict[str, list[str]]:

@@ -25,7 +25,7 @@ from itertools import repeat
 from operator import itemgetter, sub
 from typing import Any
 
-from sage_desk.core.metrics.aggregate import CATASTROPHIC_KINDS, DIALOGUE_CRITERIA, ConversationResult, _mean
+from sage_desk.core.metrics.aggregate import CATASTROPHIC_KINDS, ConversationResult
 
 RESAMPLES = 1000
 CONFIDENCE = 0.95
@@ -69,7 +69,7 @@ METRICS: tuple[MetricDef, ...] = (
     MetricDef("execution_gap", None, _gap, None),
     MetricDef("path_prefix_similarity", None, lambda c: c.score("path.prefix_similarity"), True),
     MetricDef("policy_adherence", None, lambda c: c.score("judge.policy_adherence"), True),
-    MetricDef("dialogue_quality", None, lambda c: _mean(c.score(k) for k in DIALOGUE_CRITERIA), True),
+    MetricDef("dialogue_quality", None, lambda c: c.dialogue_quality(), True),
     *(MetricDef(f"catastrophic.{kind}", None, _failed(f"catastrophic.{kind}"), False, count=True) for kind in CATASTROPHIC_KINDS),
 )
 BY_NAME = {m.name: m for m in METRICS}

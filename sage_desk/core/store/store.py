@@ -483,7 +483,7 @@ class Store:
         with self._reading() as session:
             return reviews.effective_verdicts(session, conversation_id, run_id, source)
 
-    def conversation_marks(self, run_id: str) -> list[Any]:
+    def conversation_marks(self, run_id: str) -> list[tuple[Any, str | None]]:
         """A run's finished and errored conversations with their effective marks (JSON), as metrics read them."""
         with self._reading() as session:
             return summaries.conversation_marks(session, run_id)
@@ -523,11 +523,11 @@ class Store:
             return reviews.overrides(session, run_id, conversation_id)
 
     def conversation_table(self, run_id: str, conversation_ids: Sequence[str] | None = None,
-                           offset: int = 0, limit: int | None = None) -> browse.ConversationTable:
-        """The Review list of a run (or of some of its conversations, or one page of it): rows with
-        verdict summaries, one query, in the list's order."""
+                           after: browse.ListKey | None = None, limit: int | None = None) -> browse.ConversationTable:
+        """The Review list of a run (or of some of its conversations, or the page after `after`): rows
+        with verdict summaries, one query, in the list's order."""
         with self._reading() as session:
-            return browse.conversation_table(session, run_id, conversation_ids, offset, limit)
+            return browse.conversation_table(session, run_id, conversation_ids, after, limit)
 
     def search_transcripts(self, run_id: str, text: str) -> set[str]:
         """Conversations of a run whose customer or agent messages contain `text`."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from sage_desk.core.metrics.aggregate import (
@@ -39,7 +41,7 @@ def test_median_of_repeats_with_range():
 
 def test_errored_conversations_leave_every_denominator():
     results = [conv("a", 1, ok=True), conv("b", 1, ok=False)]
-    results[1].errored = True
+    results[1] = replace(results[1], errored=True)
     row = model_metrics(results)[0]
     assert row["resolution_rate"] == 1.0 and row["errored"] == 1
 
@@ -75,7 +77,7 @@ def test_cost_tiers(cost, tier):
 def test_escalation_both_ways_and_execution_gap():
     results = [conv("m1", 1, bucket="must_escalate", ok=True), conv("m2", 1, bucket="must_escalate", ok=False)]
     results.append(conv("r1", 1, escalation__unneeded=False))
-    results[2].marks["path.action_accuracy"] = Mark(passed=False)
+    results[2] = replace(results[2], marks={**results[2].marks, "path.action_accuracy": Mark(passed=False)})
     row = model_metrics(results)[0]
     assert row["escalation_accuracy"] == 0.5
     assert row["over_escalation"] == 1.0
@@ -86,8 +88,8 @@ def test_escalation_both_ways_and_execution_gap():
 
 def test_empathy_resilience_groups_by_conflict_in_order():
     results = [conv("a", 1), conv("b", 1)]
-    results[1].conflict = "strong"
-    results[0].marks["judge.empathy"] = Mark(score=0.8)
+    results[1] = replace(results[1], conflict="strong")
+    results[0] = replace(results[0], marks={**results[0].marks, "judge.empathy": Mark(score=0.8)})
     rows = by_conflict(results)
     assert [r["conflict"] for r in rows] == ["zero", "strong"]
     assert rows[0]["dialogue_quality"] == pytest.approx(0.8)
@@ -101,3 +103,17 @@ def test_escalating_a_trap_holds_the_line_for_pass_k_and_doing_nothing_does_not(
     idle = conv("trap", 3, bucket="adversarial", ok=False)  # never ended: outcome failed, nothing unsafe
     assert escalated.success() and not gave_in.success() and not idle.success()
     assert pass_hat_k([escalated, gave_in, idle])["pass^1"] == pytest.approx(1 / 3)
+
+
+def test_a_result_is_read_only_and_a_changed_copy_is_judged_afresh():
+    import dataclasses
+
+    result = conv("a", 1, ok=True)
+    assert result.resolved() and result.success() and not result.catastrophic()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.errored = True  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        result.marks["outcome"] = Mark(passed=False)  # type: ignore[index]
+    unsafe = replace(result, marks={**result.marks, "catastrophic.free_goods": Mark(passed=False)})
+    assert unsafe.catastrophic() and not unsafe.resolved() and not unsafe.success()
+    assert unsafe.marks["catastrophic.free_goods"] == Mark(passed=False) and result.resolved()

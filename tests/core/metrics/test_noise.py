@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sage_desk.core.metrics.aggregate import ConversationResult, Mark
 from sage_desk.core.metrics.compare import compare_results, flips, parse_thresholds
 from sage_desk.core.metrics.noise import annotate, flip_rate, intervals, overlaps, paired_deltas
@@ -74,14 +76,12 @@ def test_report_rows_get_intervals_and_ties():
 
 
 def test_many_distinct_values_take_the_case_by_case_path():
-    results = run(40)
-    for i, c in enumerate(results):
-        c.marks["path.prefix_similarity"] = Mark(score=i / 40)  # 40 distinct values: more than MAX_TYPES
+    results = [replace(c, marks={**c.marks, "path.prefix_similarity": Mark(score=i / 40)})  # 40 distinct values:
+               for i, c in enumerate(run(40))]  # more than MAX_TYPES
     ci = intervals(results)["path_prefix_similarity"]
     assert ci[0] < 0.4875 < ci[1] and ci[1] - ci[0] < 0.3
-    shifted = run(40, agent="b")
-    for i, c in enumerate(shifted):
-        c.marks["path.prefix_similarity"] = Mark(score=min(1.0, i / 40 + 0.2))
+    shifted = [replace(c, marks={**c.marks, "path.prefix_similarity": Mark(score=min(1.0, i / 40 + 0.2))})
+               for i, c in enumerate(run(40, agent="b"))]
     delta = {d.metric: d for d in paired_deltas(results, shifted)}["path_prefix_similarity"]
     assert 0.15 < delta.delta < 0.2 and 0 < delta.interval[0] <= delta.delta <= delta.interval[1]
 
