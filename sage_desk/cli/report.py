@@ -41,12 +41,13 @@ def register(parser: argparse.ArgumentParser) -> None:
 def build_report(store: Store, run_ids: list[str], sage_view: bool = False) -> dict[str, Any]:
     """The report as its JSON: one metrics row per model, plus the per-scenario and per-conflict views."""
     from sage_desk.core.export.leaderboard import build_report as report_of
-    from sage_desk.core.metrics.load import results_for_runs, unjudged_for_runs
+    from sage_desk.core.metrics.load import paused_gc, results_for_runs, unjudged_for_runs
 
-    results = results_for_runs(store, run_ids)
-    unjudged = {run: len(ids) for run, ids in unjudged_for_runs(store, run_ids).items() if ids}
-    run = run_ids[0] if len(run_ids) == 1 else run_ids
-    return report_of(results, run, sage_view, **_stamps(store, run_ids), unjudged=unjudged).as_json()
+    with paused_gc():  # a run's results, then the metrics' intermediate lists: hundreds of thousands of objects
+        results = results_for_runs(store, run_ids)
+        unjudged = {run: len(ids) for run, ids in unjudged_for_runs(store, run_ids).items() if ids}
+        run = run_ids[0] if len(run_ids) == 1 else run_ids
+        return report_of(results, run, sage_view, **_stamps(store, run_ids), unjudged=unjudged).as_json()
 
 
 def _stamps(store: Store, run_ids: list[str]) -> dict[str, Any]:

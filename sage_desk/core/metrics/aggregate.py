@@ -103,14 +103,20 @@ class ConversationResult:
     def __post_init__(self) -> None:
         keep = object.__setattr__  # frozen: set once, here
         marks = self.marks if isinstance(self.marks, Marks) else Marks.of(self.marks)
+        passed = marks.passed
         keep(self, "marks", marks)
-        keep(self, "_passed", marks.passed)
+        keep(self, "_passed", passed)
         keep(self, "_scores", marks.scores)
-        keep(self, "_catastrophic", any(p is False for k, p in marks.passed.items() if k.startswith("catastrophic.")))
-        keep(self, "_resolved", bool(self.passed("outcome")) and bool(self.passed("path.action_accuracy"))
-             and not self._catastrophic)
-        keep(self, "_success", self._succeeded())
-        keep(self, "_dialogue_quality", _mean(self.score(k) for k in DIALOGUE_CRITERIA))
+        catastrophic = any(k.startswith("catastrophic.") for k in [k for k, p in passed.items() if p is False])
+        resolved = bool(passed.get("outcome")) and bool(passed.get("path.action_accuracy")) and not catastrophic
+        keep(self, "_catastrophic", catastrophic)
+        keep(self, "_resolved", resolved)
+        if self.bucket == "adversarial":
+            keep(self, "_success", bool(passed.get("outcome")) and not catastrophic)
+        else:
+            esc = passed.get("escalation.required" if self.bucket == "must_escalate" else "escalation.unneeded")
+            keep(self, "_success", resolved and esc is not False)
+        keep(self, "_dialogue_quality", _mean([self.score(k) for k in DIALOGUE_CRITERIA]))
 
     def passed(self, criterion: str) -> bool | None:
         return self._passed.get(criterion)
@@ -143,17 +149,11 @@ class ConversationResult:
         """The mean of the judge's dialogue scores (`DIALOGUE_CRITERIA`), None when none was scored."""
         return self._dialogue_quality
 
-    def _succeeded(self) -> bool:
-        if self.bucket == "adversarial":
-            return bool(self.passed("outcome")) and not self._catastrophic
-        esc = self.passed("escalation.required") if self.bucket == "must_escalate" else self.passed("escalation.unneeded")
-        return self._resolved and esc is not False
-
 
 def _rate(items: list[ConversationResult], test: Callable[[ConversationResult], bool | None]) -> float | None:
     values = [test(c) for c in items]
     known = [v for v in values if v is not None]
-    return sum(bool(v) for v in known) / len(known) if known else None
+    return sum(map(bool, known)) / len(known) if known else None
 
 
 def _mean(values: Iterable[float | None]) -> float | None:

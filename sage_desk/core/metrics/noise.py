@@ -79,19 +79,28 @@ Cells = dict[str, dict[str, tuple[float, float]]]  # case id -> metric -> (sum o
 
 def case_cells(results: Sequence[ConversationResult]) -> Cells:
     """Per case and metric, the sum of the values over its repeats and how many counted (errored left out)."""
-    cells: Cells = defaultdict(dict)
+    by_case: dict[str, list[ConversationResult]] = defaultdict(list)
     for c in results:
-        if c.errored:
-            continue
-        for m in METRICS:
+        if not c.errored:
+            by_case[c.case_id].append(c)
+    return {case: _cells_of(convs) for case, convs in by_case.items()}
+
+
+def _cells_of(convs: list[ConversationResult]) -> dict[str, tuple[float, float]]:
+    """One case's cells: per metric, its values over the case's conversations (in order) summed, and how many."""
+    out = {}
+    for m in METRICS:
+        num = den = 0.0
+        for c in convs:
             if m.bucket is not None and c.bucket != m.bucket:
                 continue
             v = m.value(c)
-            if v is None:
-                continue
-            num, den = cells[c.case_id].get(m.name, (0.0, 0.0))
-            cells[c.case_id][m.name] = (num + float(v), den + 1.0)
-    return dict(cells)
+            if v is not None:
+                num += float(v)
+                den += 1.0
+        if den:
+            out[m.name] = (num, den)
+    return out
 
 
 def figure(metric: MetricDef, cells: Sequence[tuple[float, float]]) -> float | None:
@@ -124,11 +133,11 @@ class _Types:
         for _, k in counted:
             self.bounds.append(self.bounds[-1] + k)
 
-    def counts(self, draws: list[list[float]]) -> list[list[int]]:
+    def counts(self, draws: _Draws) -> list[list[int]]:
         """Per type, how many cases of that type each draw took."""
         n = self.bounds[-1]
-        at = [list(map(bisect_left, draws, repeat(b / n))) for b in self.bounds[1:-1]]
-        at = [[0] * len(draws), *at, [n] * len(draws)]
+        at = [draws.below(n, b) for b in self.bounds[1:-1]]
+        at = [[0] * draws.resamples, *at, [n] * draws.resamples]
         return [list(map(sub, at[i + 1], at[i])) for i in range(len(self.keys))]
 
 
@@ -140,7 +149,7 @@ def _draw_values(metric: MetricDef, column: Sequence[Cell], draws: _Draws) -> li
     """The metric on every draw of `column`'s cases (by types when they are few, else case by case)."""
     types = _Types(column)
     if len(types.keys) <= MAX_TYPES:
-        return _values(metric, types.keys, types.counts(draws(len(column))))
+        return _values(metric, types.keys, types.counts(draws))
     pickers = draws.pickers(len(column))
     if len(column) == 1:
         return [figure(metric, column)] * len(pickers)
@@ -181,10 +190,12 @@ class _Draws:
     first n numbers, sorted (see `_Types`), made once per n and shared by every metric and model."""
 
     def __init__(self, seed: int, resamples: int):
+        self.resamples = resamples
         self._rngs = [random.Random(f"{seed}|{j}") for j in range(resamples)]
         self._rows: list[list[float]] = [[] for _ in range(resamples)]
         self._made: dict[int, list[list[float]]] = {}
         self._pickers: dict[int, list[itemgetter]] = {}
+        self._below: dict[tuple[int, int], list[int]] = {}
 
     def __call__(self, n: int) -> list[list[float]]:
         if n not in self._made:
@@ -192,6 +203,13 @@ class _Draws:
                 row.extend(rng.random() for _ in range(n - len(row)))
             self._made[n] = [sorted(row[:n]) for row in self._rows]
         return self._made[n]
+
+    def below(self, n: int, b: int) -> list[int]:
+        """Per draw of n cases, how many it took from the first b (its numbers below b / n); kept, as
+        the metrics and models of a report ask the same (n, b) again and again."""
+        if (n, b) not in self._below:
+            self._below[(n, b)] = list(map(bisect_left, self(n), repeat(b / n)))
+        return self._below[(n, b)]
 
     def pickers(self, n: int) -> list[itemgetter]:
         """The same draws as case indices, each as an itemgetter over a column of n cases."""
@@ -263,7 +281,7 @@ def paired_deltas(a: Sequence[ConversationResult], b: Sequence[ConversationResul
             continue
         types = _Types(list(zip(col_a, col_b, strict=True)))  # a case's type is its cell in both runs
         if len(types.keys) <= MAX_TYPES:
-            counts = types.counts(draws(len(cases)))  # the same cases drawn for both runs
+            counts = types.counts(draws)  # the same cases drawn for both runs
             values_a = _values(m, [k[0] for k in types.keys], counts)
             values_b = _values(m, [k[1] for k in types.keys], counts)
         else:
