@@ -151,8 +151,7 @@ class ConversationResult:
 
 
 def _rate(items: list[ConversationResult], test: Callable[[ConversationResult], bool | None]) -> float | None:
-    values = [test(c) for c in items]
-    known = [v for v in values if v is not None]
+    known = [v for v in map(test, items) if v is not None]
     return sum(map(bool, known)) / len(known) if known else None
 
 

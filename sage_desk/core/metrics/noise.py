@@ -88,13 +88,13 @@ def case_cells(results: Sequence[ConversationResult]) -> Cells:
 
 def _cells_of(convs: list[ConversationResult]) -> dict[str, tuple[float, float]]:
     """One case's cells: per metric, its values over the case's conversations (in order) summed, and how many."""
+    of_bucket: dict[str, list[ConversationResult]] = defaultdict(list)
+    for c in convs:
+        of_bucket[c.bucket].append(c)
     out = {}
     for m in METRICS:
         num = den = 0.0
-        for c in convs:
-            if m.bucket is not None and c.bucket != m.bucket:
-                continue
-            v = m.value(c)
+        for v in map(m.value, convs if m.bucket is None else of_bucket.get(m.bucket, ())):
             if v is not None:
                 num += float(v)
                 den += 1.0

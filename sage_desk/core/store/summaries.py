@@ -193,7 +193,9 @@ def marks_of(connection: Connection, conversation_ids: Sequence[str]) -> dict[st
 
 def conversation_marks(session: Session, run_id: str) -> list[tuple[Any, str | None]]:
     """A run's finished and errored conversations in list order (case, model, repeat, id): the columns
-    metrics read, each with its summary's `marks` (None for a conversation without verdicts).
+    metrics read (id, agent, domain, case_id, repeat, bucket, conflict, status, agent_turns,
+    agent_tokens, agent_cost_usd, in this order), each with its summary's `marks` (None for a
+    conversation without verdicts).
 
     Two queries joined here: SQLite's join looked each summary up through its key's index, then
     the row, and took half as long again.
