@@ -184,9 +184,10 @@ def marks_of(connection: Connection, conversation_ids: Sequence[str]) -> dict[st
                               .order_by(v.c.conversation_id, v.c.id)).all()
     labels = resolve(connection.execute(select(*o.columns).where(o.c.conversation_id.in_(conversation_ids)))).labels
     grouped: dict[str, dict[str, list[tuple[bool | None, float | None, bool]]]] = defaultdict(lambda: defaultdict(list))
-    for r in rows:
-        label = labels.get((r.conversation_id, r.criterion, r.source)) if labels else None
-        grouped[r.conversation_id][r.criterion].append(overridden(r.passed, r.score, bool(r.unscored), label))
+    for cid, criterion, source, passed, score, unscored in rows:  # written with every verdict: kept tight
+        label = labels.get((cid, criterion, source)) if labels else None
+        verdict = (passed, score, bool(unscored))
+        grouped[cid][criterion].append(verdict if label is None else overridden(*verdict, label))
     return {cid: {criterion: vote(found) for criterion, found in by_criterion.items()}
             for cid, by_criterion in grouped.items()}
 
