@@ -179,3 +179,24 @@ def test_runs_of_two_domains_are_never_pooled_into_one_row(qtbot, tmp_path):
     domains = [screen.model.data(screen.model.index(r, screen.model.column_of("domain"))) for r in range(screen.model.rowCount())]
     assert sorted(domains) == ["airline", "northline"]
     store.close()
+
+
+def test_a_long_model_name_is_cut_in_the_row_header_and_whole_in_its_tooltip(qtbot, tmp_path):
+    from sage_desk.gui.leaderboard.screen import MODEL_NAME_WIDTH
+
+    long_name = "baseline:imperfect?classify=0.95&act=0.85&believe=0.1&escalate=0.15"
+    store = Store(f"sqlite:///{tmp_path / 'runs.db'}")
+    runner = Runner(store, post=verdict_hook(store))
+    run_id = runner.create(RunSpec(domain="northline", agents=["baseline:oracle", long_name], cases=CASES[:2], repeats=1))
+    asyncio.run(runner.execute(run_id))
+    widget = LeaderboardScreen(store=store)
+    qtbot.addWidget(widget)
+    widget.resize(1280, 720)
+    widget.show()
+    qtbot.waitUntil(lambda: not widget.loading)
+    names = widget.table.verticalHeader()
+    assert names.width() <= MODEL_NAME_WIDTH  # the metrics keep the rest of the width
+    model = widget.table.model()
+    row = next(r for r in range(model.rowCount()) if model.headerData(r, Qt.Orientation.Vertical) == long_name)
+    assert model.headerData(row, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole) == long_name
+    store.close()

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -49,6 +49,10 @@ def run_label(run: Any) -> str:
     """Two lines: 'r-... · northline' then '1,458 conv. · 2026-11-20 23:40 · finished'."""
     when = run.created_at.strftime("%Y-%m-%d %H:%M")
     return f"{run.id} · {run.domain}\n{run.total:,} conv. · {when} · {run.status.value}"
+
+
+MODEL_NAME_WIDTH = 320
+"""The widest the model-name column (the table's row header) grows."""
 
 
 class LeaderboardScreen(StoreScreen, QWidget):
@@ -121,6 +125,13 @@ class LeaderboardScreen(StoreScreen, QWidget):
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         rows.setDefaultSectionSize(ROW_HEIGHT)
         rows.setMinimumWidth(150)  # the model names: the row header stays put while the metrics scroll
+        # a long model name (an agent's options in it) is cut in the middle, whole in its tooltip:
+        # at full length one name took half a laptop's width from the metrics
+        rows.setMaximumWidth(MODEL_NAME_WIDTH)
+        rows.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        bold = QFont(rows.font())
+        bold.setWeight(QFont.Weight.DemiBold)  # the stylesheet's header weight: eliding measures with this font
+        rows.setFont(bold)
         rows.setObjectName("modelNames")
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
