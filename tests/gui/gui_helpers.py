@@ -43,3 +43,25 @@ def dispose(widget) -> None:
     widget.close()
     widget.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def open_review(qtbot, store, size: tuple[int, int] = (1280, 720), author: str | None = None, wait_focus: bool = False):
+    """A Review screen on `store`, shown at `size` with the keyboard on its list, as a reviewer opens it.
+
+    `author` types a name in the Author field (saving with none asks for one: test_reviewer_name.py).
+    """
+    from sage_desk.gui.common.workspace import Workspace
+    from sage_desk.gui.review import ReviewScreen
+
+    screen = ReviewScreen(workspace=Workspace(store=store))
+    qtbot.addWidget(screen)
+    screen.resize(*size)
+    screen.show()
+    qtbot.waitExposed(screen)
+    screen.activateWindow()
+    if author is not None:
+        screen.override.author.setText(author)
+    screen.list.setFocus()
+    if wait_focus:
+        qtbot.waitUntil(screen.list.hasFocus)
+    return screen

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from gui_helpers import open_review
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -26,8 +27,6 @@ from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.scoring.hooks import verdict_hook
 from sage_desk.core.store import Store
 from sage_desk.core.store.schema import ConversationRow, RunRow, table_of
-from sage_desk.gui.common.workspace import Workspace
-from sage_desk.gui.review import ReviewScreen
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "review"))
 from team_data import make_run  # noqa: E402
@@ -65,15 +64,7 @@ def store(db_file, tmp_path):
 
 
 def make_screen(qtbot, store):
-    screen = ReviewScreen(workspace=Workspace(store=store))
-    qtbot.addWidget(screen)
-    screen.resize(1500, 900)
-    screen.show()
-    qtbot.waitExposed(screen)
-    screen.activateWindow()
-    screen.override.author.setText("ann")
-    screen.list.setFocus()
-    return screen
+    return open_review(qtbot, store, size=(1500, 900), author="ann")
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import shutil
 import statistics
 
 import pytest
+from gui_helpers import open_review
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialog
@@ -59,15 +60,8 @@ def store(db_url):
 
 
 def make_screen(qtbot, store):
-    screen = ReviewScreen(workspace=Workspace(store=store))
-    qtbot.addWidget(screen)
-    screen.resize(1500, 900)
-    screen.show()
-    qtbot.waitExposed(screen)
-    screen.activateWindow()
-    screen.list.setFocus()
-    screen.override.author.setText("tester")  # a name for the labels: saving would ask for one (test_reviewer_name.py)
-    return screen
+    # a name for the labels: saving would ask for one (test_reviewer_name.py)
+    return open_review(qtbot, store, size=(1500, 900), author="tester")
 
 
 @pytest.fixture

@@ -18,14 +18,13 @@ from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "review"))
 
+from gui_helpers import open_review
 from team_data import CRITERION, JUDGE, make_run  # noqa: E402
 
 from sage_desk.core.reviewers import set_reviewer_name  # noqa: E402
 from sage_desk.core.store import Store  # noqa: E402
 from sage_desk.core.store.queues import create_queue, progress  # noqa: E402
 from sage_desk.core.store.schema import QueueMarkRow  # noqa: E402
-from sage_desk.gui.common.workspace import Workspace  # noqa: E402
-from sage_desk.gui.review import ReviewScreen  # noqa: E402
 from sage_desk.gui.review.blind import HIDDEN, HIDDEN_SHORT  # noqa: E402
 
 RESOLUTION = "judge.resolution_quality"
@@ -54,15 +53,7 @@ def team(tmp_path):
 
 
 def make_screen(qtbot, store):
-    screen = ReviewScreen(workspace=Workspace(store=store))
-    qtbot.addWidget(screen)
-    screen.resize(1280, 720)
-    screen.show()
-    qtbot.waitExposed(screen)
-    screen.activateWindow()
-    screen.list.setFocus()
-    qtbot.waitUntil(screen.list.hasFocus)
-    return screen
+    return open_review(qtbot, store, wait_focus=True)
 
 
 def choose(screen, name):

@@ -12,13 +12,12 @@ from PySide6.QtWidgets import QApplication
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "review"))
 
+from gui_helpers import open_review
 from team_data import CRITERION, JUDGE, make_run  # noqa: E402
 
 from sage_desk.core.reviewers import reviewer_name, set_reviewer_name  # noqa: E402
 from sage_desk.core.store import Store  # noqa: E402
 from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, reviewer_action  # noqa: E402
-from sage_desk.gui.common.workspace import Workspace  # noqa: E402
-from sage_desk.gui.review import ReviewScreen  # noqa: E402
 
 
 @pytest.fixture
@@ -37,15 +36,7 @@ def store(tmp_path):
 
 
 def make_screen(qtbot, store):
-    screen = ReviewScreen(workspace=Workspace(store=store))
-    qtbot.addWidget(screen)
-    screen.resize(1280, 720)
-    screen.show()
-    qtbot.waitExposed(screen)
-    screen.activateWindow()
-    screen.list.setFocus()
-    qtbot.waitUntil(screen.list.hasFocus)
-    return screen
+    return open_review(qtbot, store, wait_focus=True)
 
 
 def key(screen, k):
