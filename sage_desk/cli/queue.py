@@ -103,7 +103,8 @@ def _status(args: argparse.Namespace, store: Store) -> int:
     for reviewer, counts in data["reviewers"].items():
         print(f"  {reviewer or '(no name)'}: {counts['labelled']} labelled, {counts['skipped']} skipped")
     for cid, who in data["flagged"].items():
-        print(f"  flagged: {cid} by {', '.join(who)}")
+        notes = data.get("flag_notes", {}).get(cid, {})
+        print(f"  flagged: {cid} by " + ", ".join(f"{r} ({notes[r]!r})" if notes.get(r) else r for r in who))
     return OK
 
 

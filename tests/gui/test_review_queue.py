@@ -155,6 +155,10 @@ def test_skip_and_flag_are_recorded_in_the_store(qtbot, home, team):
         assert (flag.conversation_id, flag.reviewer, flag.note) == (ids[11], "ines", "transcript cut off after turn 3")
     assert screen.queue_bar.flag_button.text() == "Unflag" and list_cell(screen, ids[11], "human") == "⚑ 1/2"
     assert "1 flagged" in screen.queue_bar.progress.text()
+    # the owner reads why on the item itself, in the reviewer's words
+    model = screen.list_model
+    tip = cell(model, model.position_of(ids[11]), model.column_of("human"), Qt.ItemDataRole.ToolTipRole)
+    assert "flagged by ines ('transcript cut off after turn 3')" in tip
     QTest.mouseClick(screen.queue_bar.flag_button, Qt.MouseButton.LeftButton)  # takes the flag back, no question
     assert progress(store, "week-48").flagged == {} and screen.queue_bar.flag_button.text() == "Flag…"
 

@@ -90,6 +90,8 @@ class QueueProgress:
     """reviewer -> the items they skipped (and have not labelled since)."""
     flagged: dict[str, list[str]] = field(default_factory=dict)
     """conversation id -> the reviewers whose flag on it stands."""
+    flag_notes: dict[str, dict[str, str]] = field(default_factory=dict)
+    """conversation id -> reviewer -> the note of their standing flag (what they want the owner to read)."""
 
     @property
     def total(self) -> int:
@@ -114,7 +116,8 @@ class QueueProgress:
                 "reviews_per_item": self.queue.reviews_per_item, "blind": self.queue.blind,
                 "reviewers": {r: {"labelled": self.labelled_by(r), "skipped": len(self.skipped.get(r, []))}
                               for r in reviewers},
-                "flagged": {cid: who for cid, who in sorted(self.flagged.items())}}
+                "flagged": {cid: who for cid, who in sorted(self.flagged.items())},
+                "flag_notes": {cid: notes for cid, notes in sorted(self.flag_notes.items())}}
 
 
 def check_queue_name(name: str) -> str:
@@ -222,14 +225,18 @@ def progress(store: Store, name: str) -> QueueProgress:
     out = QueueProgress(queue, reviews={cid: sorted(labels.get(cid, set())) for cid in ids})
     skipped: dict[str, set[str]] = {}
     flags: dict[str, set[str]] = {}
+    notes: dict[str, dict[str, str]] = {}
     for m in marks:
         if m.action == SKIP:
             skipped.setdefault(m.reviewer, set()).add(m.conversation_id)
         elif m.action in (FLAG, UNFLAG):
             who = flags.setdefault(m.conversation_id, set())
             (who.add if m.action == FLAG else who.discard)(m.reviewer)
+            if m.action == FLAG:
+                notes.setdefault(m.conversation_id, {})[m.reviewer] = m.note or ""
     out.skipped = {r: sorted(c for c in cids if r not in labels.get(c, set())) for r, cids in skipped.items()}
     out.flagged = {cid: sorted(who) for cid, who in flags.items() if who}
+    out.flag_notes = {cid: {r: notes.get(cid, {}).get(r, "") for r in who} for cid, who in out.flagged.items()}
     return out
 
 

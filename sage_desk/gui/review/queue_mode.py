@@ -84,8 +84,11 @@ def list_cells(state: QueueProgress, reviewer: str) -> tuple[dict[str, tuple[str
             tip.append("you skipped it")
         if cid in state.flagged:
             text.insert(0, "⚑")
-            tip.append(f"flagged by {', '.join(state.flagged[cid])}")
-        cells[cid] = (" ".join(text), "; ".join(tip).capitalize())
+            notes = state.flag_notes.get(cid, {})
+            tip.append("flagged by " + ", ".join(f"{who} ({notes[who]!r})" if notes.get(who) else who
+                                                 for who in state.flagged[cid]))
+        tips = "; ".join(tip)
+        cells[cid] = (" ".join(text), tips[:1].upper() + tips[1:])  # names and notes keep their case
     return cells, frozenset(hidden)
 
 

@@ -97,6 +97,14 @@ def test_queue_create_status_and_export(team, home, tmp_path, capsys):
     assert "12 of 12 done" in out and "alice: 12 labelled" in out
     assert main(["queue", "status", "week-1", "--format", "json", *db]) == 0
     assert json.loads(capsys.readouterr().out)["done"] == 12
+    from sage_desk.core.store.queues import mark, queue_conversations
+
+    flagged = queue_conversations(store, "week-1")[0]
+    mark(store, "week-1", flagged, "bob", "flag", "Customer Name Wrong In Case")
+    assert main(["queue", "status", "week-1", *db]) == 0
+    assert f"flagged: {flagged} by bob ('Customer Name Wrong In Case')" in capsys.readouterr().out
+    assert main(["queue", "status", "week-1", "--format", "json", *db]) == 0
+    assert json.loads(capsys.readouterr().out)["flag_notes"] == {flagged: {"bob": "Customer Name Wrong In Case"}}
     assert main(["agreement", "--queue", "week-1", "--format", "json", *db]) == 0
     (row,) = json.loads(capsys.readouterr().out)["criteria"]
     assert row["n"] == 12
