@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle, load_domain
 from sage_desk.core.engine.runner import Progress, Runner, RunSpec
+from sage_desk.core.judge.factory import NO_JUDGE
+from sage_desk.core.registry import UnknownNameError
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
@@ -65,7 +67,27 @@ def check_spec(spec: RunSpec, agent_options: dict[str, Any] | None = None,
     if is_offline_name(spec.user):
         make_customer(spec.user)
     check_judge_names(spec.judges)
+    roles = [("agent", a) for a in spec.agents] + [("user", spec.user)] + [("judge", j) for j in spec.judges]
+    for role, name in roles:
+        if not is_offline_name(name) and name not in NO_JUDGE and spec.api_base_for(role) is None:
+            check_model_name(name)
     check_keys(spec, agent_options, user_options)
+
+
+class UnknownModelError(UnknownNameError):
+    """A model name that is neither one of ours nor one litellm can route."""
+
+
+def check_model_name(name: str) -> None:
+    """Refuse `nope:judge` and the like: with a ':' before any '/', a name reads as one of ours
+    (`baseline:oracle`), which nobody registered, and litellm, which routes `provider/model`,
+    cannot place it either; the run would only fail on every call. (`ollama/llama3:8b` and any
+    name sent to an --api-base of the user's pass.)"""
+    head = name.split("/", 1)[0]
+    if ":" in head:
+        raise UnknownModelError(f"unknown model {name!r}: ours are baseline:… and the scripted customer, "
+                                f"LLMs provider/model (e.g. openai/gpt-4o-mini, ollama/llama3:8b), or any name "
+                                f"with --api-base for an OpenAI-compatible server")
 
 
 def imported_cases(store: Store, run_id: str) -> tuple[dict[str, Case], dict[str, dict[str, str]]]:
