@@ -130,6 +130,14 @@ def test_unknown_case_ids_and_bad_api_base_are_refused(qtbot, screen, store):
     assert store.list_runs() == []
 
 
+def test_a_judge_name_nobody_can_route_is_refused_before_a_run_exists(qtbot, screen, store):
+    choose(screen)
+    screen.form.judges.add("nope:judge")
+    assert screen.start() is None
+    assert screen.problems.isVisible() and "unknown model 'nope:judge'" in screen.problems.text()
+    assert store.list_runs() == [] and screen.run_thread is None
+
+
 def test_cancel_mid_run_leaves_it_resumable_and_resume_finishes_without_duplicates(qtbot, screen, store, fake_openai,
                                                                                     memory_keyring):
     fake_openai.latency = 0.25  # two calls per conversation: about half a second each

@@ -307,7 +307,11 @@ class RunsScreen(QWidget):
         return self._launch(spec, run_id=run_id)
 
     def _launch(self, spec: RunSpec, run_id: str | None) -> str | None:
+        from sage_desk.core.session import check_spec
+
         try:
+            if run_id is None:
+                check_spec(spec)  # what `sage-desk run` refuses before a run exists, refused here alike
             thread = RunThread(self.store(), spec, run_id=run_id, parent=self)
         except SageError as exc:  # core refused the run (unknown agent or case, bad judge ...)
             self._show_problems([str(exc).splitlines()[0]])
