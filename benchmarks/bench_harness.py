@@ -97,8 +97,12 @@ def llm_run(conversations: int, concurrency: int, latency: float, model: str = "
     print(f"LLM run: {conversations} conversations of {model}, {llm_calls} completions at {latency * 1000:.0f} ms, "
           f"concurrency {concurrency}, {workers} worker process(es)")
     print(f"  wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {wall / ideal:.2f} (target <= 1.25); errored {progress.errored}")
-    print(f"  harness CPU {cpu:.2f} s (workers included), {cpu / llm_calls * 1000:.1f} ms per completion (LLM client, engine, store"
-          " and rules; the fake server runs in another process)")
+    if workers > 1:  # worker processes are the forkserver's children, not ours: RUSAGE_CHILDREN never sees them
+        print(f"  this process's CPU {cpu:.2f} s (the {workers} worker processes' CPU is not counted: they are children "
+              "of the forkserver); compare CPU per completion with --workers 1")
+    else:
+        print(f"  harness CPU {cpu:.2f} s, {cpu / llm_calls * 1000:.1f} ms per completion (LLM client, engine, store"
+              " and rules; the fake server runs in another process)")
     print(f"  fake server CPU {server_cpu:.2f} s in all ({server_cpu / max(served, 1) * 1000:.1f} ms per request), "
           f"on {os.cpu_count()} cores shared with the harness")
 
