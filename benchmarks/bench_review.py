@@ -118,14 +118,14 @@ def _open_screen(app, store) -> tuple[float, float]:
     from sage_desk.gui.review import ReviewScreen
 
     screen = ReviewScreen(workspace=Workspace(store=store))  # builds the widgets, reads the first run
-    while screen._table_loader is not None:
+    while screen.list_reader.reading:
         app.processEvents()
         time.sleep(0.001)
     started = time.perf_counter()
     screen.refresh(force=True)  # choosing the run again, as a reviewer does: timed from here
     first = (time.perf_counter() - started) * 1000
     assert screen.list_model.rowCount() > 0
-    while screen._table_loader is not None:
+    while screen.list_reader.reading:
         app.processEvents()
         time.sleep(0.001)
     whole = (time.perf_counter() - started) * 1000

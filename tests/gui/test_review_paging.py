@@ -42,7 +42,7 @@ def store(db_file):
 
 @pytest.fixture
 def small_pages(monkeypatch):
-    monkeypatch.setattr(screen_module, "FIRST_PAGE", 5)
+    monkeypatch.setattr(table_loader, "FIRST_PAGE", 5)
     monkeypatch.setattr(table_loader, "PAGE", 7)
     yield
     table_loader.stop_all()
@@ -62,7 +62,7 @@ def shown_ids(screen):
 
 
 def wait_read(qtbot, screen):
-    qtbot.waitUntil(lambda: screen._table_loader is None, timeout=10_000)
+    qtbot.waitUntil(lambda: not screen.list_reader.reading, timeout=10_000)
 
 
 def test_the_first_page_shows_before_the_rest_is_read_and_the_whole_list_matches_one_read(qtbot, store, small_pages):

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from sage_desk.gui.review.detail import ConversationDetail
 from sage_desk.gui.review.transcript import TimelineView, TranscriptView
+
+if TYPE_CHECKING:
+    from sage_desk.gui.review.screen import ReviewScreen
 
 
 def verdict_line(detail: ConversationDetail) -> str:
@@ -117,3 +120,23 @@ class CompareDialog(QDialog):
         layout.addLayout(row, 1)
         self.left.show_conversation(left)
         self.right.show_conversation(right)
+
+
+def open_compare(screen: ReviewScreen) -> CompareDialog | None:
+    """Open the selected conversation beside another of the same case (another model first)."""
+    if screen.detail is None or screen.loader is None:
+        screen.message.emit("Pick a conversation to compare")
+        return None
+    if screen.verdict_model.blind:
+        screen.message.emit("Compare shows the judge's values: label this conversation first (blind queue)")
+        return None
+    table, record = screen.list_model.table, screen.detail.record
+    options, other = compare_options(table, record)
+    if other is None:
+        screen.message.emit(f"Case {record.case_id} has no other conversation in this run to compare with")
+        return None
+    dialog = CompareDialog(record.case_id, options, record.id, other, screen.loader.load, screen)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.show()
+    screen.compare_dialog = dialog
+    return dialog

@@ -117,6 +117,13 @@ class ConversationListModel(QAbstractTableModel):
         self.rows = self._visible()
         self.endResetModel()
 
+    def replace_summary(self, conversation_id: str, summary: ConversationTable) -> None:
+        """Take a conversation's re-read summary (a one-row table) into its row and repaint it."""
+        row = self.table.row_of(conversation_id)
+        if row is not None:
+            self.table.replace_row(row, summary)
+            self.refresh_rows([row])
+
     def refresh_rows(self, table_rows: list[int]) -> None:
         """Repaint these table rows (after their summary was re-read)."""
         wanted = set(table_rows)

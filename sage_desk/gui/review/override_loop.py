@@ -9,7 +9,8 @@ conversation, unless values are keyed on the one on show; then they come back wh
 opens it again.
 
 A mixin of `ReviewScreen`: it reads the screen's verdict model, override panel, list model,
-workspace and `message` signal, and keeps the saves on their way in `_saves`.
+workspace and `message` signal, and keeps the saves on their way in `_saves`. It also knows the
+name labels carry: the Author field, else the reviewer profile, asked for once when neither says.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox
 
 from sage_desk.core.store.reviews import NewOverride
+from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, ask_reviewer_name, current_name
 from sage_desk.gui.review.saving import Saved, SaveThread, new_overrides
 from sage_desk.gui.review.verdict_model import HumanValue, keys_for, value_for_key
 
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from sage_desk.gui.review.filter_bar import FilterBar
     from sage_desk.gui.review.list_model import ConversationListModel
     from sage_desk.gui.review.override_panel import OverridePanel
+    from sage_desk.gui.review.queue_mode import QueueMode
 
     _Base = QWidget
 else:
@@ -54,10 +57,12 @@ class OverrideLoop(_Base):
         override: OverridePanel
         message: SignalInstance
         _saves: list[SaveThread]
+        name_dialog: ReviewerDialog | None
+        queue: QueueMode
 
         def selected_verdict_row(self) -> int: ...
         def select_position(self, position: int, centre: bool = False) -> None: ...
-        def move_conversation(self, step: int) -> None: ...  # type: ignore[override]  # the screen's own move: the next conversation
+        def move_conversation(self, step: int) -> None: ...
         def _select_verdict(self, row: int) -> None: ...
         def _on_verdict(self, row: int) -> None: ...
         def _focus_list(self) -> None: ...
@@ -190,11 +195,8 @@ class OverrideLoop(_Base):
         QCoreApplication.sendPostedEvents()
 
     def _after_save(self, saved: Saved) -> None:
-        table = self.list_model.table
-        row = table.row_of(saved.conversation_id)
-        if row is not None and table.ids and saved.run_id == self.filters.run_id():
-            table.replace_row(row, saved.summary)
-            self.list_model.refresh_rows([row])
+        if self.list_model.table.ids and saved.run_id == self.filters.run_id():
+            self.list_model.replace_summary(saved.conversation_id, saved.summary)
         if self.detail is not None and self.detail.id == saved.conversation_id:
             self.detail.verdicts = saved.verdicts
             self.overrides = saved.overrides
@@ -225,3 +227,31 @@ class OverrideLoop(_Base):
         answer = QMessageBox.question(self, "Unsaved overrides", f"{unsaved} keyed value(s) are "
                                       "not saved. Close anyway?")
         return answer == QMessageBox.StandardButton.Yes
+
+    # --- the name labels carry ---------------------------------------------------------------
+
+    def reviewer(self) -> str:
+        """The name labels are saved under: the Author field, else the reviewer profile ("" when neither)."""
+        return self.override.author.text().strip() or current_name()
+
+    def reviewer_known(self, then: Any = None) -> bool:
+        """Whether labels have a name to carry; if not, ask for it (`then()` runs once it is chosen)."""
+        name = self.reviewer()
+        if name:
+            if not self.override.author.text().strip():
+                self.override.author.setText(name)
+            return True
+        if self.name_dialog is None:
+            self.name_dialog = ask_reviewer_name(self, "Who is labelling? Choose the name your labels carry.",
+                                                 then=lambda _name: then() if then is not None else None)
+            self.name_dialog.finished.connect(self._on_name_dialog_closed)
+        return False
+
+    def _on_name_dialog_closed(self, result: int) -> None:
+        self.name_dialog = None
+        if not result:
+            self.message.emit("Not saved: labels need a reviewer name (File > Reviewer Name…)")
+
+    def _on_reviewer_named(self, name: str) -> None:
+        self.override.author.setText(name)
+        self.queue.update_progress()

@@ -167,9 +167,7 @@ class QueueMode(QObject):
             screen._report(f"Could not open queue {name}", exc)
             screen.filters.choose_queue(None)
             return False
-        stop = getattr(screen, "_stop_loading", None)
-        if stop is not None:  # a run's list still being read must not add its pages to the queue's
-            stop()
+        screen.list_reader.stop()  # a run's list still being read must not add its pages to the queue's
         self.ids = frozenset(table.ids)
         screen.filters.set_queue_mode(True, self.record.blind, table.run_id or None)
         screen.list_model.set_table(table)
@@ -388,11 +386,9 @@ class QueueMode(QObject):
         """The shown item's row of the list again (its judge and human figures), whichever run it is from."""
         screen = self.screen
         detail = screen.detail
-        row = screen.list_model.table.row_of(detail.id) if detail is not None and self.holds(detail.id) else None
-        if detail is None or row is None:
+        if detail is None or not self.holds(detail.id) or screen.list_model.table.row_of(detail.id) is None:
             return
-        screen.list_model.table.replace_row(row, screen.store.conversation_table(detail.record.run_id, [detail.id]))
-        screen.list_model.refresh_rows([row])
+        screen.list_model.replace_summary(detail.id, screen.store.conversation_table(detail.record.run_id, [detail.id]))
 
     def _on_labelled(self, _run_id: str) -> None:
         """A label was saved (here or on another screen): progress, and what the reviewer may now see."""

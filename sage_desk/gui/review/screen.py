@@ -4,17 +4,19 @@ Layout: the filter bar on top; the conversation list on the left; on the right t
 over the tool-call timeline, and the verdicts (with the override panel) over the route graph.
 Choosing a verdict highlights its event in the transcript and the timeline and its node on the graph.
 
-Overrides are written through `Store.add_override` only (append-only; the machine's value stays),
-then `workspace.verdicts_changed(run_id)` tells the other screens. Keyboard first: see `keys.py`.
+Overrides are written a conversation at a time through `Store.add_overrides` (append-only, all or
+nothing; the machine's value stays: override_loop.py), then `workspace.verdicts_changed(run_id)`
+tells the other screens. Keyboard first: see `keys.py`. Its other parts live beside it: reading a
+run into the list (list_reader.py), queues (queue_mode.py), what it keeps between sessions
+(layout_state.py), comparing two conversations (compare.py).
 """
 
 from __future__ import annotations
 
-import time
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -28,15 +30,17 @@ from PySide6.QtWidgets import (
 from sage_desk.core.errors import SageError
 from sage_desk.core.store.browse import empty_table
 from sage_desk.core.store.records import OverrideRecord
-from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, ask_reviewer_name, current_name, profile_signals
+from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, profile_signals
 from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.review.blind import NOTE as BLIND_NOTE
 from sage_desk.gui.review.blind import BlindVerdictModel
-from sage_desk.gui.review.compare import CompareDialog, compare_options
+from sage_desk.gui.review.compare import CompareDialog, open_compare
 from sage_desk.gui.review.detail import ConversationDetail, DetailLoader
 from sage_desk.gui.review.filter_bar import FilterBar
 from sage_desk.gui.review.keys import make_actions, shortcuts_dialog
+from sage_desk.gui.review.layout_state import restore_layout, save_layout
 from sage_desk.gui.review.list_model import ConversationListModel
+from sage_desk.gui.review.list_reader import REFRESH_DELAY_MS, ListReader
 from sage_desk.gui.review.look import STYLE
 from sage_desk.gui.review.override_loop import OverrideLoop
 from sage_desk.gui.review.override_panel import OverridePanel
@@ -46,7 +50,6 @@ from sage_desk.gui.review.queue_bar import QueueBar
 from sage_desk.gui.review.queue_mode import QueueMode
 from sage_desk.gui.review.saving import SaveThread
 from sage_desk.gui.review.slots import SlotsPanel, imported_about
-from sage_desk.gui.review.table_loader import FIRST_PAGE, TableLoader
 from sage_desk.gui.review.transcript import TimelineView, TranscriptView
 from sage_desk.gui.review.views import (
     fit_list_columns,
@@ -63,11 +66,6 @@ READING_SPLIT_FROM = 600
 DETAIL_WIDTH = 860
 """What the conversation's side wants beside the list (a transcript of ~400 px and the verdicts): when the
 screen leaves it less, the list starts without its optional columns (Bucket, Conflict)."""
-LAYOUT_VERSION = 2
-"""Saved widths (list, panes, list columns) come back only from this layout: the first one's override
-panel held the verdicts at ~527 px, so its saved sizes would squeeze the transcript on a laptop for good."""
-REFRESH_DELAY_MS = 1200
-"""Runs change on every finished conversation while a run goes: re-read at most this often."""
 EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run`, then review it here."
 
 
@@ -98,10 +96,8 @@ class ReviewScreen(OverrideLoop, QWidget):
         self._wanted_run: str | None = None  # the last session's run, chosen once the runs are read
         self._sized = False  # the splitters have their first sizes (or the last session's)
         self._list_fits_screen = True  # the list's width follows the screen's until the reviewer drags it
-        self._table_loader: TableLoader | None = None  # reads a big run's list behind its first page
-        self._load_generation = 0  # pages of a list read before the latest choice are dropped
-        self._load_started = 0.0
-        self._keep_when_read: str | None = None  # the conversation to select again once its page arrives
+        self.compare_dialog: CompareDialog | None = None  # the last one opened (compare.open_compare)
+        self.list_reader = ListReader(self)  # a run's list: its first page now, the rest behind it
         self.filters = FilterBar()
         self.queue_bar = QueueBar()  # shown in queue mode (queue_mode.py)
         self.list_model = ConversationListModel(self)
@@ -209,7 +205,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         return make_actions(self, slots)
 
     def _connect(self) -> None:
-        self.filters.run_chosen.connect(self._load_run)
+        self.filters.run_chosen.connect(self.list_reader.load)
         self.filters.changed.connect(self._apply_filter)
         self.filters.transcript_search.connect(self._search_transcripts)
         self.list.selectionModel().currentRowChanged.connect(lambda current, _old: self._show_position(current.row()))
@@ -305,7 +301,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         if run is not None:
             seen = (run.id, run.status, tuple(sorted(run.counts.items())))
             if force or seen != self._seen_run:
-                self._load_run(run.id)
+                self.list_reader.load(run.id)
             self._seen_run = seen
         else:
             self.list_model.set_table(empty_table())
@@ -317,70 +313,10 @@ class ReviewScreen(OverrideLoop, QWidget):
         if self.store is None or not self.filters.choose_run(run_id):
             self._wanted_run = run_id  # chosen when the runs are next read
 
-    def _load_run(self, run_id: str) -> None:
-        """Show the run's first page of conversations now, and read the rest behind it (`table_loader`)."""
-        self.workspace.choose_run(run_id)
-        keep = self.detail.id if self.detail else None
-        self._stop_loading()
-        self._load_started = time.monotonic()
-        try:
-            table = self.store.conversation_table(run_id, limit=FIRST_PAGE)
-        except SageError as exc:
-            self._report("Could not read the run", exc)
-            return
-        self.list_model.set_table(table)
-        self.filters.set_choices(table.choices())
-        self._apply_filter(keep)
-        if len(table) == FIRST_PAGE:
-            self._keep_when_read = keep if keep and self.list_model.position_of(keep) is None else None
-            after = table.last_key()
-            assert after is not None  # a full first page has a last row
-            self._table_loader = TableLoader(self.store, run_id, after, self._load_generation)
-            self._table_loader.page.connect(self._on_page)
-            self._table_loader.failed.connect(self._on_page_failed)
-            self._table_loader.done.connect(self._on_read)
-            self.filters.set_count(self.list_model.rowCount(), len(table), loading=True)
-            self._table_loader.start()
-        else:
-            self._on_read(self._load_generation)
-
-    def _stop_loading(self) -> None:
-        """Forget a list still being read (another run chosen, or the same one read again)."""
-        self._load_generation += 1
-        if self._table_loader is not None:
-            self._table_loader.stop()
-            self._table_loader = None
-
-    def _on_page(self, page: Any, generation: int) -> None:
-        if generation != self._load_generation:
-            return
-        self.list_model.append_table(page)
-        self.filters.set_count(self.list_model.rowCount(), len(self.list_model.table), loading=True)
-        if self._keep_when_read and (position := self.list_model.position_of(self._keep_when_read)) is not None:
-            self._keep_when_read = None
-            self.select_position(position)
-
-    def _on_page_failed(self, message: str, generation: int) -> None:
-        if generation == self._load_generation:
-            self._report("Could not read the rest of the run", SageError(message))
-            self._on_read(generation)
-
-    def _on_read(self, generation: int) -> None:
-        """The whole list is in: the filter lists offer every value, the count is final."""
-        if generation != self._load_generation:
-            return
-        self._table_loader = None
-        table = self.list_model.table
-        if len(table) > FIRST_PAGE:
-            self.filters.set_choices(table.choices())
-        self.filters.set_count(self.list_model.rowCount(), len(table))
-        # a big run takes a while to read: re-read it at most a third of the time while it changes
-        self._refresh_timer.setInterval(max(REFRESH_DELAY_MS, int(3000 * (time.monotonic() - self._load_started))))
-
     def _apply_filter(self, keep: str | None = None) -> None:
         keep = keep or (self.detail.id if self.detail else None)
         self.list_model.set_filter(self.filters.spec())
-        self.filters.set_count(self.list_model.rowCount(), len(self.list_model.table), loading=self._table_loader is not None)
+        self.filters.set_count(self.list_model.rowCount(), len(self.list_model.table), loading=self.list_reader.reading)
         position = self.list_model.position_of(keep) if keep else None
         self.select_position(position if position is not None else 0)
 
@@ -583,32 +519,6 @@ class ReviewScreen(OverrideLoop, QWidget):
             return
         super().save_and_next()
 
-    def reviewer(self) -> str:
-        """The name labels are saved under: the Author field, else the reviewer profile ("" when neither)."""
-        return self.override.author.text().strip() or current_name()
-
-    def reviewer_known(self, then: Any = None) -> bool:
-        """Whether labels have a name to carry; if not, ask for it (`then()` runs once it is chosen)."""
-        name = self.reviewer()
-        if name:
-            if not self.override.author.text().strip():
-                self.override.author.setText(name)
-            return True
-        if self.name_dialog is None:
-            self.name_dialog = ask_reviewer_name(self, "Who is labelling? Choose the name your labels carry.",
-                                                 then=lambda _name: then() if then is not None else None)
-            self.name_dialog.finished.connect(self._on_name_dialog_closed)
-        return False
-
-    def _on_name_dialog_closed(self, result: int) -> None:
-        self.name_dialog = None
-        if not result:
-            self.message.emit("Not saved: labels need a reviewer name (File > Reviewer Name…)")
-
-    def _on_reviewer_named(self, name: str) -> None:
-        self.override.author.setText(name)
-        self.queue.update_progress()
-
     # --- imported conversations: a reviewer sets a slot (slots.py) -------------------------
 
     def _on_slot_set(self, conversation_id: str, what: str) -> None:
@@ -618,10 +528,8 @@ class ReviewScreen(OverrideLoop, QWidget):
         self._drop_pending()
         run_id = self.detail.record.run_id
         self._show_detail(self.loader.load(conversation_id))
-        row = self.list_model.table.row_of(conversation_id)
-        if row is not None:
-            self.list_model.table.replace_row(row, self.store.conversation_table(run_id, [conversation_id]))
-            self.list_model.refresh_rows([row])
+        if self.list_model.table.row_of(conversation_id) is not None:
+            self.list_model.replace_summary(conversation_id, self.store.conversation_table(run_id, [conversation_id]))
         self.message.emit(f"{conversation_id}: {what}")
         self._saving = True
         try:
@@ -657,22 +565,7 @@ class ReviewScreen(OverrideLoop, QWidget):
 
     def compare(self) -> CompareDialog | None:
         """Open the selected conversation beside another of the same case (another model first)."""
-        if self.detail is None or self.loader is None:
-            self.message.emit("Pick a conversation to compare")
-            return None
-        if self.verdict_model.blind:
-            self.message.emit("Compare shows the judge's values: label this conversation first (blind queue)")
-            return None
-        table, record = self.list_model.table, self.detail.record
-        options, other = compare_options(table, record)
-        if other is None:
-            self.message.emit(f"Case {record.case_id} has no other conversation in this run to compare with")
-            return None
-        dialog = CompareDialog(record.case_id, options, record.id, other, self.loader.load, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
-        self.compare_dialog = dialog
-        return dialog
+        return open_compare(self)
 
     # --- workspace signals ------------------------------------------------------------------
 
@@ -694,38 +587,12 @@ class ReviewScreen(OverrideLoop, QWidget):
     # --- state ------------------------------------------------------------------------------
 
     def save_state(self, settings: Any) -> None:
-        """Remember the splitters, the list's columns, the author and the run."""
-        for name, splitter in self.splitters.items():
-            settings.setValue(f"review/splitter/{name}", splitter.saveState())
-        settings.setValue("review/splitter/reading", self.reading.save_sizes())
-        settings.setValue("review/list_header", self.list.horizontalHeader().saveState())
-        settings.setValue("review/layout", LAYOUT_VERSION)
-        settings.setValue("review/author", self.override.author.text())
-        if self.filters.run_id():
-            settings.setValue("review/run", self.filters.run_id())
+        """Remember the splitters, the list's columns, the author and the run (layout_state.py)."""
+        save_layout(self, settings)
 
     def restore_state(self, settings: Any) -> None:
-        """Put back what `save_state` kept; widths only when this layout saved them (`LAYOUT_VERSION`)."""
-        same_layout = str(settings.value("review/layout", "")) == str(LAYOUT_VERSION)
-        for name, splitter in self.splitters.items():
-            state = settings.value(f"review/splitter/{name}")
-            if isinstance(state, QByteArray) and same_layout:
-                splitter.restoreState(state)
-                self._sized = True
-                self._list_fits_screen = False  # the last session's widths stand
-        state = settings.value("review/splitter/reading")
-        if isinstance(state, QByteArray):
-            self.reading.restore_sizes(state)
-        header = settings.value("review/list_header")
-        if isinstance(header, QByteArray) and same_layout:
-            self.list.horizontalHeader().restoreState(header)
-            fit_list_columns(self.list)  # the columns that fit this screen, not the last one
-        author = settings.value("review/author")
-        if author:
-            self.override.author.setText(str(author))
-        run_id = settings.value("review/run")
-        if run_id and not self.filters.choose_run(str(run_id)):
-            self._wanted_run = str(run_id)
+        """Put back what `save_state` kept (widths only when this layout saved them)."""
+        restore_layout(self, settings)
 
     def _report(self, title: str, error: BaseException | str) -> None:
         if self.notifier is not None and hasattr(self.notifier, "report"):
