@@ -107,7 +107,7 @@ class ConversationResult:
         keep(self, "marks", marks)
         keep(self, "_passed", passed)
         keep(self, "_scores", marks.scores)
-        catastrophic = any(k.startswith("catastrophic.") for k in [k for k, p in passed.items() if p is False])
+        catastrophic = any(p is False and k.startswith("catastrophic.") for k, p in passed.items())
         resolved = bool(passed.get("outcome")) and bool(passed.get("path.action_accuracy")) and not catastrophic
         keep(self, "_catastrophic", catastrophic)
         keep(self, "_resolved", resolved)
