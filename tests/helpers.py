@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 
 def first_case(cases, **where):
     """The first case whose attributes match `where` (bucket, conflict ...)."""
@@ -14,3 +16,15 @@ def first_case(cases, **where):
 def paths_calling(paths, tool):
     """Paths with an action calling `tool`."""
     return [p for p in paths if any(a.get("tool") == tool for a in p.actions)]
+
+
+def wait_until(predicate, timeout=5.0, interval=0.01, message="the condition never held"):
+    """Poll `predicate` until it returns something truthy and return that; fail with `message` after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{message} (waited {timeout:g} s)")
+        time.sleep(interval)  # the poll interval, for conditions nothing signals (another process, /proc, a file)

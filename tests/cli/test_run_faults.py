@@ -102,7 +102,7 @@ def _hold_write_lock(path, seconds, holding):
     with sqlite3.connect(path, timeout=30, isolation_level=None) as raw:
         raw.execute("BEGIN IMMEDIATE")
         holding.set()
-        time.sleep(seconds)
+        time.sleep(seconds)  # the scenario: another process keeps the lock past several busy timeouts
         raw.execute("COMMIT")
 
 

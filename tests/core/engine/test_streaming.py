@@ -11,10 +11,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import pytest
+from helpers import wait_until
 
 from sage_desk.core.engine import runner as runner_module
 from sage_desk.core.engine.runner import RunSpec
@@ -46,7 +46,7 @@ def test_another_reader_sees_conversations_finish_while_the_run_plays(tmp_path):
         while runner.progress is None or runner.progress.done < runner.progress.total:
             if runner.progress is not None:
                 seen.append((finished(reader, run_id), runner.progress.done))
-            await asyncio.sleep(0.005)
+            await asyncio.sleep(0.005)  # the reader samples while the run plays: the samples are what is checked
 
     async def main() -> None:
         watcher = asyncio.ensure_future(watch())
@@ -127,21 +127,24 @@ def test_a_killed_run_resumes_and_finishes_every_conversation_exactly_once(tmp_p
                *[a for agent in AGENTS for a in ("--agent", agent)], "--repeats", "3"]  # 1,458 conversations
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     reader = None
+
+    def run_with_a_finished_conversation():
+        nonlocal reader
+        if not os.path.exists(tmp_path / "runs.db"):
+            return None
+        reader = reader or Store(db)
+        runs = reader.list_runs()
+        return runs[0].id if runs and 0 < finished(reader, runs[0].id) else None
+
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            if os.path.exists(tmp_path / "runs.db"):
-                reader = reader or Store(db)
-                runs = reader.list_runs()
-                if runs and 0 < finished(reader, runs[0].id):
-                    break
-            time.sleep(0.02)
-        kept = {c.id: c.finished_at for c in reader.conversations(run_id=runs[0].id, status="finished")}
-        proc.send_signal(signal.SIGKILL)
+        run_id = wait_until(lambda: run_with_a_finished_conversation() or proc.poll() is not None, timeout=60,
+                            interval=0.02, message="no conversation finished while the run played")
+        if proc.poll() is None:
+            kept = {c.id: c.finished_at for c in reader.conversations(run_id=run_id, status="finished")}
+            proc.send_signal(signal.SIGKILL)
     finally:
         proc.wait(timeout=10)
     assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
-    run_id = runs[0].id
     assert 0 < len(kept) < 1458  # seen mid-run, from another process
 
     resumed = subprocess.run([sys.executable, "-m", "sage_desk", "run", "--db", db, "--resume", run_id, "--quiet"],

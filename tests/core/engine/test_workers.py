@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 from fakes import FakeOpenAIServer, FakeToolCall
+from helpers import wait_until
 
 from sage_desk.core.engine.runner import Runner, RunSpec, shard_of
 from sage_desk.core.errors import RunError
@@ -189,12 +190,10 @@ def test_workers_end_with_their_parent_on_kill_9_and_stop_calling_the_provider(t
             proc.send_signal(signal.SIGKILL)
         finally:
             proc.wait(timeout=10)
-        killed = time.monotonic()
-        while _descendants_alive(workers) and time.monotonic() - killed < 4:
-            time.sleep(0.05)
-        assert not _descendants_alive(workers), "workers outlived their parent"
+        wait_until(lambda: not _descendants_alive(workers), timeout=4, interval=0.05,
+                   message="workers outlived their parent")
         asked = len(server.requests)
-        time.sleep(1.0)
+        time.sleep(1.0)  # a quiet window: that no request comes has no event to wait on
         assert len(server.requests) == asked  # nobody calls the provider any more
     store = Store(db)
     (run,) = store.list_runs()

@@ -57,7 +57,7 @@ def test_a_write_waits_for_a_lock_another_process_holds_past_the_busy_timeout(tm
         with sqlite3.connect(tmp_path / "runs.db", isolation_level=None) as raw:
             raw.execute("BEGIN IMMEDIATE")
             holding.set()
-            time.sleep(1.0)
+            time.sleep(1.0)  # the scenario: a writer elsewhere keeps the lock for ten busy timeouts
             raw.execute("COMMIT")
 
     holder = threading.Thread(target=hold)
