@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         mod = importlib.import_module(f"sage_desk.cli.{module}")
-        mod.register(sub.add_parser(name, help=help_text, description=help_text))
+        # argparse %-formats a sub-command's help (not its description): a bare % must be doubled
+        mod.register(sub.add_parser(name, help=help_text.replace("%", "%%"), description=help_text))
     return parser
 
 
