@@ -89,6 +89,7 @@ class ConversationRow(Base):
         # the Review list's order, covering its columns (0008)
         Index("ix_conversations_run_list", "run_id", "case_id", "agent", "repeat", "id", "bucket", "conflict", "status",
               "termination", "domain", "source_id"),
+        Index("ix_conversations_owner", "owner_id"),
     )
 
     id: Mapped[str] = mapped_column(String(80), primary_key=True)
@@ -118,6 +119,21 @@ class ConversationRow(Base):
     source_id: Mapped[str | None] = mapped_column(String(300))
     content_hash: Mapped[str | None] = mapped_column(String(64), index=True)
     case_data: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # Run ownership (0010): the `run_owners` row of the process that claimed it; None when nobody holds it.
+    owner_id: Mapped[int | None] = mapped_column(Integer)
+
+
+class RunOwnerRow(Base):
+    """A process playing a run (0010): where it runs, since when, and its last heartbeat."""
+
+    __tablename__ = "run_owners"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column()
+    heartbeat_at: Mapped[datetime] = mapped_column()
 
 
 class EventRow(Base):
