@@ -121,6 +121,10 @@ class ConversationRow(Base):
     case_data: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     # Run ownership (0010): the `run_owners` row of the process that claimed it; None when nobody holds it.
     owner_id: Mapped[int | None] = mapped_column(Integer)
+    # Imported conversations (0011): the source's own reward (tau-bench/tau2) and whether the rule
+    # verdicts are settled (None), or some are `unscored` / `provisional` (joined by '+').
+    tau_reward: Mapped[float | None] = mapped_column(Float)
+    rules_state: Mapped[str | None] = mapped_column(String(32))
 
 
 class RunOwnerRow(Base):
