@@ -1,9 +1,10 @@
-"""`sage-desk import FILE... --domain D --format openai|tau2|events`: production conversations into a run."""
+"""`sage-desk import FILE... --domain D --format openai|tau-bench|tau2|events`: production conversations into a run."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 
 from sage_desk.cli._common import OK, PROBLEMS, fail, print_problems
 from sage_desk.cli._store import add_db_option, open_store
@@ -13,9 +14,10 @@ from sage_desk.core.errors import InputError, SageError
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="conversation logs")
     parser.add_argument("--domain", required=True, help="the SOP domain to place them on (a name under sops/ or a folder)")
-    parser.add_argument("--format", required=True, choices=["openai", "tau2", "events"],
-                        help="openai: one {id, messages, metadata} per JSONL line; tau2: a tau2-bench results file; "
-                             "events: our own records (export-results --events)")
+    parser.add_argument("--format", required=True, choices=["openai", "tau-bench", "tau2", "events"],
+                        help="openai: one {id, messages, metadata} per JSONL line; tau-bench: tau-bench's trajectory "
+                             "list (JSON); tau2: a tau2-bench results file or results folder (results.json + "
+                             "simulations/); events: our own records (export-results --events)")
     parser.add_argument("--name", help="a name for the imported run (default: the first file's name)")
     parser.add_argument("--agent", help="the agent's name where the log does not give one (default: imported)")
     parser.add_argument("--redact", action="store_true", help="mask e-mail addresses, phone, card and IBAN numbers before storing")
@@ -48,10 +50,24 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(summary.duplicates)} already imported (same content), left out", file=err)
     if args.redact:
         print(f"masked: {summary.masked}", file=err)
+    _warn_unknown_tools(summary.unknown_tools, args.domain)
     if summary.run_id is None:
         print("nothing new to import", file=err)
         return OK
     print(f"imported {summary.imported}: {summary.placed} placed on one path of the graph, {summary.unplaced} with "
           "verdicts that need a slot (set it in Review or with `sage-desk set-slot`)", file=err)
+    if summary.provisional:
+        print(f"{summary.provisional} with verdicts resting only on the agent's own tag: provisional until a reviewer "
+              "sets the slot", file=err)
     print(summary.run_id)
     return OK
+
+
+def _warn_unknown_tools(unknown: Counter[str], domain: str) -> None:
+    """Tool names the domain does not know, with their call counts: never silent (their verdicts are unscored)."""
+    if not unknown:
+        return
+    names = ", ".join(f"{name} ({count})" for name, count in sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0])))
+    plural = "tool name is not a tool" if len(unknown) == 1 else "tool names are not tools"
+    print(f"warning: {len(unknown)} {plural} of domain {domain}: {names}; verdicts on what those calls did are "
+          "unscored, not passed", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Reading conversation logs into events: OpenAI chat messages, tau2-bench results, our own events.
+"""Reading conversation logs into events: OpenAI chat messages, our own events (tau-bench and tau2 in tau.py).
 
 Every reader returns `Parsed` conversations and located problems (`FILE:LINE: message`); it never
 raises on bad content. Messages become the same events the engine records, so everything
@@ -34,7 +34,7 @@ from sage_desk.core.events import (
     parse_event,
 )
 
-FORMATS = ("openai", "tau2", "events")
+FORMATS = ("openai", "tau-bench", "tau2", "events")
 MAX_FILE_BYTES = 512 * 1024 * 1024
 
 
@@ -205,58 +205,6 @@ def read_openai(path: Path) -> Iterator[Parsed | Problem]:
         yield Parsed(str(source), events, str(path), number, str(agent) if agent else None, metadata)
 
 
-def read_tau2(path: Path) -> Iterator[Parsed | Problem]:
-    """tau2-bench's results file: {"info": {...}, "tasks": [...], "simulations": [{"id", "task_id", "trial", "messages"}]}."""
-    try:
-        data = json.loads(_read(path))
-    except json.JSONDecodeError as exc:
-        yield Problem(str(path), exc.lineno, exc.colno, f"not JSON: {exc.msg}")
-        return
-    except OSError as exc:
-        yield Problem(str(path), 1, 1, f"cannot read: {exc.strerror or exc}")
-        return
-    if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
-        yield Problem(str(path), 1, 1, "expected tau2-bench results: an object with a 'simulations' list")
-        return
-    agent = _mapping(_mapping(data.get("info")).get("agent_info")).get("llm")
-    for i, sim in enumerate(data["simulations"]):
-        where = f"simulation {i + 1}"
-        if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
-            yield Problem(str(path), 1, 1, f"{where}: expected an object with a 'messages' list")
-            continue
-        build = _Builder()
-        bad = None
-        for j, message in enumerate(sim["messages"]):
-            role = message.get("role") if isinstance(message, dict) else None
-            if role == "user":
-                if message.get("content"):
-                    build.customer(_text(message.get("content")))
-            elif role == "assistant":
-                build.agent(_text(message.get("content")))
-                for k, call in enumerate(message.get("tool_calls") or []):
-                    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-                        bad = f"{where}, message {j + 1}: tool call {k + 1} has no name"
-                        break
-                    if call.get("requestor", "assistant") == "assistant":
-                        build.call(str(call.get("id") or f"call_{j}_{k}"), call["name"], call.get("arguments", {}))
-            elif role == "tool":
-                if message.get("requestor", "assistant") == "assistant":
-                    build.result(str(message.get("id", "")), message.get("content"), bool(message.get("error")))
-            elif role != "system":
-                bad = f"{where}, message {j + 1}: unknown role {role!r}"
-            if bad:
-                break
-        if bad or not any(isinstance(e, CustomerMessage) for e in build.events):
-            yield Problem(str(path), 1, 1, bad or f"{where}: no customer (user) message")
-            continue
-        metadata = {k: sim.get(k) for k in ("task_id", "trial", "termination_reason", "agent_cost") if sim.get(k) is not None}
-        reward = sim.get("reward_info")
-        if isinstance(reward, dict) and "reward" in reward:
-            metadata["tau2_reward"] = reward["reward"]
-        yield Parsed(str(sim.get("id") or f"{path.name}#{i + 1}"), build.events, str(path), 1,
-                     str(agent) if agent else None, metadata)
-
-
 def read_events(path: Path) -> Iterator[Parsed | Problem]:
     """Our own records, one per line: {"conversation" (or "id"), "agent", "events": [...]}, as
     `sage-desk export-results --events` writes them."""
@@ -278,7 +226,6 @@ def read_events(path: Path) -> Iterator[Parsed | Problem]:
         yield Parsed(str(source), events, str(path), number, str(agent) if agent else None, _mapping(record.get("metadata")))
 
 
-READERS = {"openai": read_openai, "tau2": read_tau2, "events": read_events}
 
 
 def _read(path: Path) -> str:
@@ -293,3 +240,9 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     for number, line in enumerate(_read(path).splitlines(), start=1):
         if line.strip():
             yield number, line
+
+
+# tau-bench's and tau2's own layouts (tau.py) build on the reader above.
+from sage_desk.core.imports.tau import read_tau2, read_tau_bench  # noqa: E402
+
+READERS = {"openai": read_openai, "tau-bench": read_tau_bench, "tau2": read_tau2, "events": read_events}

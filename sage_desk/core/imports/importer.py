@@ -9,6 +9,7 @@ or customer to play: its spec says `imported` instead.
 from __future__ import annotations
 
 import secrets
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,7 +32,7 @@ from sage_desk.core.events import (
 from sage_desk.core.imports.extract import Extracted, extract_slots
 from sage_desk.core.imports.formats import FORMATS, READERS, Parsed
 from sage_desk.core.imports.redact import Redactor
-from sage_desk.core.rules.placed import AGENT_TAG, evaluate_case
+from sage_desk.core.rules.placed import AGENT_TAG, evaluate_case, rules_state, unknown_tools
 from sage_desk.core.store.imports import ImportItem
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ class ImportSummary:
     masked: str = ""
     placed: int = 0  # on exactly one path
     unplaced: int = 0  # several paths fit: some verdicts need a slot
+    unknown_tools: Counter[str] = field(default_factory=Counter)  # tool name -> calls, names the domain does not know
+    provisional: int = 0  # conversations with a verdict resting on the agent's own tag
 
 
 def read_files(files: Sequence[str | Path], fmt: str) -> tuple[list[Parsed], list[Problem]]:
@@ -204,9 +207,14 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
         summary.placed += case.expected.path != UNPLACED
         summary.unplaced += case.expected.path == UNPLACED
         verdicts = evaluate_case(case, bundle, conversation.events, conversation_id, sources)
+        summary.unknown_tools.update(unknown_tools(bundle, conversation.events))
+        state = rules_state(verdicts)
+        summary.provisional += "provisional" in (state or "")
+        reward = conversation.metadata.get("tau_reward")
         values = {"id": conversation_id, "case_id": case.id, "agent": conversation.agent or agent or "imported",
                   "repeat": 1, "bucket": bucket.value if bucket else None, "conflict": None, "tactics": [],
                   "seed": None, "source_id": conversation.source_id[:300], "content_hash": content_hash,
+                  "tau_reward": reward if isinstance(reward, float) else None, "rules_state": state,
                   "case_data": {"case": case.model_dump(mode="json"), "slot_sources": sources, "history": [],
                                 "citations": {s.field: s.message for s in slots}, "metadata": conversation.metadata}}
         items.append(ImportItem(values, conversation.events, _termination(conversation), verdicts))
@@ -249,6 +257,6 @@ def set_slot(store: Store, conversation_id: str, field_name: str, value: str, au
                                           "at": datetime.now(UTC).isoformat(timespec="seconds")}]
     verdicts = evaluate_case(case, bundle, store.events(conversation_id), conversation_id, sources)
     store.set_case_data(conversation_id, {**data, "case": case.model_dump(mode="json"), "slot_sources": sources,
-                                          "history": history}, bucket.value if bucket else None)
+                                          "history": history}, bucket.value if bucket else None, rules_state(verdicts))
     store.save_verdicts(conversation_id, RULES_SOURCE, verdicts)
     return verdicts

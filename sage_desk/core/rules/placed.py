@@ -6,17 +6,22 @@ they disagree on is *unscored: needs FIELD*, naming the slot a reviewer (or an e
 for it to be decided. Never a pass or a fail that depends on a guess.
 
 Classification is read against the slots' sources: a slot taken from the agent's own `tag_ticket`
-cannot grade that same tag, so those verdicts are unscored until a reviewer sets the slot.
+cannot grade that same tag, so those verdicts are unscored until a reviewer sets the slot; any
+other verdict that rests on such a slot is *provisional* (kept, marked, counted apart: the agent's
+own claims are not evidence). A call to a tool the domain does not know may have been any act, so
+every verdict but classification is unscored there, never passed.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from sage_desk.core.cases.model import Bucket, Case
+from sage_desk.core.cases.model import Bucket, Case, Expected
 from sage_desk.core.cases.placing import UNPLACED, candidate_paths, known_values, on_path, undecided_fields
 from sage_desk.core.domain.loader import DomainBundle
-from sage_desk.core.events import Event
+from sage_desk.core.domain.tools import HELPDESK_TOOLS
+from sage_desk.core.events import Event, ToolCall
 from sage_desk.core.rules.engine import evaluate
 from sage_desk.core.rules.verdict import Verdict
 
@@ -35,7 +40,61 @@ def evaluate_case(case: Case, bundle: DomainBundle, events: Iterable[Event], con
         verdicts = _evaluate_candidates(case, bundle, found, conversation_id)
     if slot_sources is None:  # a suite case: its truth is the case author's
         return verdicts
-    return _unscore_self_graded(_unscore_unknown_intent(verdicts, bundle, case), bundle, slot_sources)
+    verdicts = _unscore_self_graded(_unscore_unknown_intent(verdicts, bundle, case), bundle, slot_sources)
+    verdicts = _mark_provisional(verdicts, case, bundle, found, conversation_id, slot_sources)
+    return _unscore_unknown_tools(verdicts, bundle, found)
+
+
+def unknown_tools(bundle: DomainBundle, events: Iterable[Event]) -> Counter[str]:
+    """The conversation's tool calls whose names are not the domain's tools (nor the help desk's), counted."""
+    known = bundle.domain.tools.keys() | HELPDESK_TOOLS
+    return Counter(e.name for e in events if isinstance(e, ToolCall) and e.name not in known)
+
+
+def _unscore_unknown_tools(verdicts: list[Verdict], bundle: DomainBundle, events: Sequence[Event]) -> list[Verdict]:
+    """A call the domain does not know may have been any act: nothing about acts can pass or fail on it."""
+    unknown = unknown_tools(bundle, events)
+    if not unknown:
+        return verdicts
+    names = ", ".join(sorted(unknown))
+    why = f"unscored: calls tools the domain does not know ({names}); what they did cannot be read against the SOP"
+    return [v if v.criterion.startswith("classification") or v.unscored else
+            v.model_copy(update={"passed": None, "score": None, "unscored": True, "rationale": why,
+                                 "details": {**v.details, "unknown_tools": sorted(unknown)}})
+            for v in verdicts]
+
+
+def _mark_provisional(verdicts: list[Verdict], case: Case, bundle: DomainBundle, events: Sequence[Event],
+                      conversation_id: str, sources: Mapping[str, str]) -> list[Verdict]:
+    """Verdicts that rest only on a slot the agent's own tag gave are provisional: kept, but never a settled pass.
+
+    A verdict rests on those slots when the rules, read again without them (every path they leave
+    open), do not agree on it.
+    """
+    tagged = sorted(f for f, src in sources.items() if src == AGENT_TAG and f in case.truth)
+    if not tagged:
+        return verdicts
+    bare = case.model_copy(update={"truth": {k: v for k, v in case.truth.items() if k not in tagged},
+                                   "expected": Expected(path=UNPLACED, outcome="")})
+    without = {v.criterion: v for v in _evaluate_candidates(bare, bundle, events, conversation_id)}
+    out = []
+    for v in verdicts:
+        other = without.get(v.criterion)
+        settled = other is not None and not other.unscored and (other.passed, other.score) == (v.passed, v.score)
+        if v.unscored or v.criterion.startswith("classification") or settled:
+            out.append(v)
+            continue
+        why = f"provisional: rests on the agent's own tag for {', '.join(tagged)}; {v.rationale}".rstrip("; ")
+        out.append(v.model_copy(update={"rationale": why, "details": {**v.details, "provisional": tagged}}))
+    return out
+
+
+def rules_state(verdicts: Iterable[Verdict]) -> str | None:
+    """`unscored`, `provisional`, both joined by '+', or None when every rule verdict is settled."""
+    found = list(verdicts)
+    states = [s for s, hit in (("unscored", any(v.unscored for v in found)),
+                               ("provisional", any(v.details.get("provisional") for v in found))) if hit]
+    return "+".join(states) or None
 
 
 def _unscore_unknown_intent(verdicts: list[Verdict], bundle: DomainBundle, case: Case) -> list[Verdict]:

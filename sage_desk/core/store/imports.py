@@ -72,6 +72,8 @@ def imported_cases(connection: Connection, run_id: str) -> dict[str, dict[str, A
     return {cid: data for cid, data in connection.execute(query)}
 
 
-def set_case_data(connection: Connection, conversation_id: str, data: dict[str, Any], bucket: str | None) -> None:
+def set_case_data(connection: Connection, conversation_id: str, data: dict[str, Any], bucket: str | None,
+                  rules_state: str | None = None) -> None:
     table = table_of(ConversationRow)
-    connection.execute(update(table).where(table.c.id == conversation_id).values(case_data=data, bucket=bucket))
+    connection.execute(update(table).where(table.c.id == conversation_id)
+                       .values(case_data=data, bucket=bucket, rules_state=rules_state))

@@ -62,6 +62,10 @@ class ConversationRecord(_Record):
     finished_at: datetime | None = None
     source_id: str | None = None
     """An imported conversation's id in its own log (None for simulated ones)."""
+    tau_reward: float | None = None
+    """An imported tau-bench/tau2 conversation's own reward, kept beside our verdicts."""
+    rules_state: str | None = None
+    """None when every rule verdict is settled; else `unscored`, `provisional` or both joined by '+'."""
 
 
 class StoredVerdict(Verdict):

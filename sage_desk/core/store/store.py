@@ -429,12 +429,13 @@ class Store:
         with self._reading() as session:
             return imports.imported_cases(session.connection(), run_id)
 
-    def set_case_data(self, conversation_id: str, data: dict[str, Any], bucket: str | None) -> None:
-        """Replace an imported conversation's case (a reviewer set a slot) and its bucket."""
+    def set_case_data(self, conversation_id: str, data: dict[str, Any], bucket: str | None,
+                      rules_state: str | None = None) -> None:
+        """Replace an imported conversation's case (a reviewer set a slot), its bucket and its rules' state."""
 
         def write() -> None:
             with self._engine.begin() as connection:
-                imports.set_case_data(connection, conversation_id, data, bucket)
+                imports.set_case_data(connection, conversation_id, data, bucket, rules_state)
 
         retry_transient(write, "case")
 
