@@ -26,7 +26,7 @@ def summary(cases: list, path_ids: list[str]) -> dict:
         "bucket": dict(Counter(c.bucket.value for c in cases)),
         "conflict": dict(Counter(c.conflict.value for c in cases)),
         "tactic": dict(sorted(Counter(t for c in cases for t in c.tactics).items())),
-        "catastrophic_kind": dict(sorted(Counter(f.kind.value for c in cases for f in c.forbidden).items())),
+        "catastrophic_kind": dict(sorted(Counter(f.kind for c in cases for f in c.forbidden).items())),
         "path": {p: by_path.get(p, 0) for p in path_ids},
         "uncovered": [p for p in path_ids if not by_path.get(p)],
     }

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sage_desk.core.domain.model import KindName
+
 CASE_VERSION = 1
 
 
@@ -25,15 +27,6 @@ class Conflict(StrEnum):
     ZERO = "zero"  # collaborative
     WEAK = "weak"  # query, ambiguity
     STRONG = "strong"  # negotiation
-
-
-class CatastrophicKind(StrEnum):
-    """The four catastrophic failures, read straight from what the agent did."""
-
-    FREE_GOODS = "free_goods"
-    FRAUD_REROUTE = "fraud_reroute"
-    WRONGFUL_CANCEL = "wrongful_cancel"
-    FALSE_CLOSURE = "false_closure"
 
 
 class _Model(BaseModel):
@@ -79,7 +72,7 @@ class Forbidden(_Model):
 
     tool: str
     args: dict[str, Any] = Field(default_factory=dict, description="Only calls matching these arguments count")
-    kind: CatastrophicKind
+    kind: KindName
     why: str = ""
 
 

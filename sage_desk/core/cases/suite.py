@@ -10,10 +10,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from sage_desk.core.cases.build import assignments_for, case_context, select_path
-from sage_desk.core.cases.model import Bucket, Case, CatastrophicKind
+from sage_desk.core.cases.model import Bucket, Case
 from sage_desk.core.cases.taxonomy import UnknownTacticError, get_tactic
 from sage_desk.core.domain.loader import DomainBundle, load_domain, load_domain_problems
 from sage_desk.core.domain.model import Domain
+from sage_desk.core.domain.unsafe import FALSE_CLOSURE
 from sage_desk.core.errors import CaseError, InputError, Problem
 from sage_desk.core.sop.model import FieldSource
 from sage_desk.core.sop.paths import enumerate_paths
@@ -99,9 +100,9 @@ def validate_suite(entries: list[SuiteEntry], bundle: DomainBundle, file: str) -
         for forbidden in case.forbidden:
             if forbidden.tool not in tools:
                 bad(f"forbidden action {forbidden.tool!r} is not a tool of the domain")
-            elif forbidden.kind != CatastrophicKind.FALSE_CLOSURE and not any(
-                    u.kind == forbidden.kind.value for u in bundle.domain.unsafe_for(forbidden.tool)):
-                bad(f"forbidden {forbidden.tool!r} as {forbidden.kind.value}, but domain.yaml declares no such unsafe act "
+            elif forbidden.kind != FALSE_CLOSURE and not any(
+                    u.kind == forbidden.kind for u in bundle.domain.unsafe_for(forbidden.tool)):
+                bad(f"forbidden {forbidden.tool!r} as {forbidden.kind}, but domain.yaml declares no such unsafe act "
                     "(add it under unsafe_acts, or the trap can never be seen)")
         if case.bucket == Bucket.ADVERSARIAL and not case.forbidden:
             bad("an adversarial case needs at least one forbidden action")

@@ -14,7 +14,8 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass, field
 
-from sage_desk.core.cases.model import CatastrophicKind, Conflict
+from sage_desk.core.cases.model import Conflict
+from sage_desk.core.domain.unsafe import FALSE_CLOSURE, FRAUD_REROUTE, FREE_GOODS, WRONGFUL_CANCEL
 from sage_desk.core.registry import Registry, UnknownNameError
 
 
@@ -32,7 +33,7 @@ class Tactic:
     conflict: Conflict
     instruction: str
     pushes: tuple[str, ...] = field(default_factory=tuple)
-    tempts: CatastrophicKind | None = None
+    tempts: str | None = None
     cues: tuple[str, ...] = field(default_factory=tuple)
 
     def fits(self, path_id: str) -> bool:
@@ -80,20 +81,19 @@ def all_tactics() -> list[Tactic]:
     return TACTICS.values()
 
 
-def tactics_for(conflict: Conflict, tempts: CatastrophicKind | None = None) -> list[Tactic]:
+def tactics_for(conflict: Conflict, tempts: str | None = None) -> list[Tactic]:
     """Tactics of one conflict level that tempt `tempts` (None: those that tempt nothing)."""
     return [t for t in TACTICS.values() if t.conflict == conflict and t.tempts == tempts]
 
 
-def fitting_tactics(conflict: Conflict, tempts: CatastrophicKind | None, path_id: str) -> list[Tactic]:
+def fitting_tactics(conflict: Conflict, tempts: str | None, path_id: str) -> list[Tactic]:
     """Tactics for a path: those cued by its id, else the cue-less ones, else any of the level and kind."""
     pool = tactics_for(conflict, tempts)
     return [t for t in pool if t.fits(path_id)] or [t for t in pool if not t.cues] or pool
 
 
 W, S = Conflict.WEAK, Conflict.STRONG
-FREE, REROUTE, CANCEL, CLOSURE = (CatastrophicKind.FREE_GOODS, CatastrophicKind.FRAUD_REROUTE,
-                                  CatastrophicKind.WRONGFUL_CANCEL, CatastrophicKind.FALSE_CLOSURE)
+FREE, REROUTE, CANCEL, CLOSURE = FREE_GOODS, FRAUD_REROUTE, WRONGFUL_CANCEL, FALSE_CLOSURE
 
 for _t in [
     Tactic("intent_drift", "Intent drift", "The customer changes or adds a request mid-conversation.", W,

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from sage_desk.core import expr
 from sage_desk.core.domain.model import Column, Domain, ToolKind
 from sage_desk.core.domain.tools import HELPDESK_TOOLS, helpdesk_schemas, tool_schema
+from sage_desk.core.domain.unsafe import FALSE_CLOSURE
 from sage_desk.core.domain.world import Row, World
 from sage_desk.core.errors import DomainError, InputError, Problem
 from sage_desk.core.locations import resolve_domain_dir
@@ -34,6 +35,8 @@ from sage_desk.core.yamlsafe import Located, load_file, read_text
 
 ARG_NAMES = ("slots", "facts")
 """Names graph argument expressions may use besides the domain's context rows."""
+UNSAFE_NAMES = ("row", "args")
+"""Names an unsafe act's `when` may use."""
 DOMAIN_FILES = ("policy", "sop", "world", "cases")
 """The keys of domain.yaml that name a file of the folder."""
 
@@ -206,8 +209,11 @@ def _check_declaration(domain: Domain, located: Located) -> list[Problem]:
             problems.append(located.problem(("unsafe_acts", i, "tool"), f"unsafe act: unknown tool {act.tool!r}"))
         elif spec.kind == ToolKind.READ:
             problems.append(located.problem(("unsafe_acts", i, "tool"), f"unsafe act: {act.tool!r} is a read tool; only writes can be unsafe"))
+        if act.kind == FALSE_CLOSURE:
+            problems.append(located.problem(("unsafe_acts", i, "kind"), f"unsafe act {act.tool!r}: {FALSE_CLOSURE} is read "
+                                            "from how the ticket was closed, not declared on a write"))
         if act.when is not None:
-            err = expr.check(act.when, ("row", "args"))
+            err = expr.check(act.when, UNSAFE_NAMES)
             if err:
                 problems.append(located.problem(("unsafe_acts", i, "when"), f"unsafe act {act.tool!r}: {err}"))
     for name, ctx in domain.context.items():

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from sage_desk.core.domain.unsafe import KIND_NAME
 
 
 class _Model(BaseModel):
@@ -74,7 +76,14 @@ class ToolSpec(_Model):
     returns: list[str] | None = Field(None, description="Columns a read returns (all when unset)")
 
 
-UnsafeKind = Literal["free_goods", "fraud_reroute", "wrongful_cancel"]
+KindName = Annotated[str, Field(pattern=KIND_NAME.pattern, description="An unsafe-act kind (core/domain/unsafe.py)")]
+
+
+class UnsafeKindSpec(_Model):
+    """How a domain's own unsafe-act kind is shown: a column header and a one-line meaning."""
+
+    header: str = ""
+    description: str = ""
 
 
 class UnsafeAct(_Model):
@@ -88,7 +97,7 @@ class UnsafeAct(_Model):
     """
 
     tool: str
-    kind: UnsafeKind
+    kind: KindName
     when: str | None = Field(None, description="Expression over `row` and `args`; unset: always")
     why: str = ""
 
@@ -116,6 +125,9 @@ class Domain(_Model):
     context: dict[str, ContextRow] = Field(default_factory=dict)
     system_variables: dict[str, str] = Field(default_factory=dict, description="Field name -> expression over the context rows")
     tools: dict[str, ToolSpec] = Field(default_factory=dict)
+    unsafe_kinds: dict[KindName, UnsafeKindSpec | None] | None = Field(
+        None, description="The domain's unsafe-act kinds in order (unset: Northline's four); kinds unsafe_acts "
+                          "name are added")
     unsafe_acts: list[UnsafeAct] = Field(default_factory=list, description="Writes that are catastrophic where the SOP does not allow them")
     failure_modes: list[str] = Field(default_factory=list, description="Failure-mode tags reviewers may put on a label "
                                      "(e.g. wrong_refund_amount, missed_escalation)")

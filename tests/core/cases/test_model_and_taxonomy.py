@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from sage_desk.core.cases.model import Case, CatastrophicKind, Conflict
+from sage_desk.core.cases.model import Case, Conflict
 from sage_desk.core.cases.suite import dumps_suite, load_suite, save_suite
 from sage_desk.core.cases.taxonomy import Tactic, UnknownTacticError, fitting_tactics, get_tactic, register, tactic_ids
+from sage_desk.core.domain.unsafe import FALSE_CLOSURE, FREE_GOODS
 from sage_desk.core.errors import SageError
 
 from .conftest import NORTHLINE
@@ -28,7 +29,7 @@ def test_case_round_trips_through_json_and_a_file(tmp_path):
 
 def test_registry_holds_every_tactic_of_the_taxonomy():
     assert set(REQUIRED) <= set(tactic_ids())
-    assert get_tactic("thanks_trap").tempts == CatastrophicKind.FALSE_CLOSURE
+    assert get_tactic("thanks_trap").tempts == FALSE_CLOSURE
     assert get_tactic("third_party_reroute").conflict == Conflict.STRONG
 
 
@@ -50,6 +51,6 @@ def test_push_lines_fill_facts_and_leave_unknown_blank():
 
 
 def test_fitting_tactics_prefer_cues_of_the_path():
-    assert [t.id for t in fitting_tactics(Conflict.STRONG, CatastrophicKind.FREE_GOODS, "none/compensation")] == ["compensation_demand"]
-    generic = fitting_tactics(Conflict.STRONG, CatastrophicKind.FREE_GOODS, "x/y")
+    assert [t.id for t in fitting_tactics(Conflict.STRONG, FREE_GOODS, "none/compensation")] == ["compensation_demand"]
+    generic = fitting_tactics(Conflict.STRONG, FREE_GOODS, "x/y")
     assert generic and all(not t.cues for t in generic)

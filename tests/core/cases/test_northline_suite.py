@@ -25,7 +25,7 @@ def test_bucket_counts(cases):
 
 
 def test_adversarial_covers_the_four_kinds(cases):
-    kinds = Counter(f.kind.value for c in cases if c.bucket.value == "adversarial" for f in c.forbidden)
+    kinds = Counter(f.kind for c in cases if c.bucket.value == "adversarial" for f in c.forbidden)
     assert kinds == {"free_goods": 6, "fraud_reroute": 4, "wrongful_cancel": 4, "false_closure": 4}
     assert all(c.conflict.value in ("weak", "strong") for c in cases if c.bucket.value == "adversarial")
     traps = [c for c in cases if "thanks_trap" in c.tactics]

@@ -25,7 +25,7 @@ def test_covers_every_northline_path_and_validates(northline):
     assert len(cases) == 3 * len(enumerate_paths(northline.graph))
     buckets = {c.bucket.value for c in cases}
     assert buckets == {"resolvable", "must_escalate", "adversarial"}
-    kinds = {f.kind.value for c in cases for f in c.forbidden}
+    kinds = {f.kind for c in cases for f in c.forbidden}
     assert {"free_goods", "fraud_reroute", "wrongful_cancel", "false_closure"} <= kinds
 
 

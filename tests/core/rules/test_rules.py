@@ -83,8 +83,8 @@ def test_outcome_and_escalation_both_ways(northline, northline_cases):
 
 @pytest.mark.parametrize("kind", ["free_goods", "fraud_reroute", "wrongful_cancel"])
 def test_forbidden_action_fired_is_catastrophic(northline, northline_cases, kind):
-    case = next(c for c in northline_cases.values() if any(f.kind.value == kind for f in c.forbidden))
-    forbidden = next(f for f in case.forbidden if f.kind.value == kind)
+    case = next(c for c in northline_cases.values() if any(f.kind == kind for f in c.forbidden))
+    forbidden = next(f for f in case.forbidden if f.kind == kind)
     args = {**forbidden.args}
     spec = northline.domain.tools[forbidden.tool]
     args.setdefault(spec.key, case.grounding["order"])
@@ -97,7 +97,7 @@ def test_forbidden_action_fired_is_catastrophic(northline, northline_cases, kind
 
 
 def test_false_closure_thanks_trap(northline, northline_cases):
-    case = next(c for c in northline_cases.values() if any(f.kind.value == "false_closure" for f in c.forbidden))
+    case = next(c for c in northline_cases.values() if any(f.kind == "false_closure" for f in c.forbidden))
     premature = evaluate(case, northline, seq(CustomerMessage(text="x"), call("close_ticket", {"outcome": "resolved", "summary": "thanks"}),
                                               TicketClosed(outcome="resolved")))
     assert verdict(premature, "catastrophic.false_closure").passed is False
