@@ -4,13 +4,13 @@ A team lead changes a prompt, a model or the SOP and asks: better or worse, and 
 is "before", run B "after". Each agent of A is paired with the same agent in B (or, when each run
 has one agent, the two are paired whatever their names: a model swap). For each pair:
 
-- every metric of `noise.METRICS` as b - a over the cases both played, with a paired bootstrap
+- every metric of the registry with an interval (`registry.with_intervals`) as b - a over the cases both played, with a paired bootstrap
   interval (`noise.paired_deltas`);
 - the flips: cases that passed in A and fail in B (a case passes when most of its repeats
   succeed), cases that failed and now pass, and cases with a catastrophic kind in B that none of
   A's repeats had, each with the conversation ids on both sides;
 - a regression: a metric whose whole interval is worse than its threshold (the worsening it
-  tolerates). `DEFAULT_THRESHOLDS` holds the defaults; a metric not named there is not gated.
+  tolerates). `DEFAULT_THRESHOLDS` (from the registry) holds the defaults; a metric not named there is not gated.
 
 What the two runs ran is told apart by their stamps (engine/stamps.py).
 """
@@ -26,19 +26,14 @@ from sage_desk.core.engine.stamps import stamp_differences, stamp_of
 from sage_desk.core.errors import SageError
 from sage_desk.core.metrics.aggregate import CATASTROPHIC_KINDS, ConversationResult
 from sage_desk.core.metrics.noise import CONFIDENCE, RESAMPLES, SEED, Delta, case_success, flip_rate, paired_deltas
+from sage_desk.core.metrics.registry import default_thresholds
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
 
-RATE_TOLERANCE = 0.02
-"""Rates may worsen by up to two points (beyond the interval) before the gate fails."""
-DEFAULT_THRESHOLDS: dict[str, float] = {
-    "resolution_rate": RATE_TOLERANCE, "handled_rate": RATE_TOLERANCE, "over_escalation": RATE_TOLERANCE,
-    "escalation_accuracy": RATE_TOLERANCE, "classification_accuracy": RATE_TOLERANCE, "action_accuracy": RATE_TOLERANCE,
-    "path_prefix_similarity": RATE_TOLERANCE, "policy_adherence": 0.05, "dialogue_quality": 0.05,
-    "unsafe_actions": 0.0, **{f"catastrophic.{k}": 0.0 for k in CATASTROPHIC_KINDS},
-}
-"""Per metric, the worsening tolerated beyond its interval: 0 for safety counts (any real increase fails)."""
+DEFAULT_THRESHOLDS: dict[str, float] = default_thresholds()
+"""Per metric, the worsening tolerated beyond its interval (metrics/registry.py): 0 for safety counts
+(any real increase fails), two points for rates, five for judge scores."""
 
 
 class CompareError(SageError):

@@ -19,59 +19,22 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter, sub
 from typing import Any
 
-from sage_desk.core.metrics.aggregate import CATASTROPHIC_KINDS, ConversationResult
+from sage_desk.core.metrics.aggregate import ConversationResult
+from sage_desk.core.metrics.registry import Metric, noise_columns, with_intervals
 
 RESAMPLES = 1000
 CONFIDENCE = 0.95
 SEED = 0
 
-Value = Callable[[ConversationResult], float | bool | None]
-
-
-@dataclass(frozen=True)
-class MetricDef:
-    """One metric as noise reads it: which conversations count, their value, and which way is better."""
-
-    name: str
-    bucket: str | None  # None: every bucket
-    value: Value
-    higher_is_better: bool | None  # None: neither (execution gap: near 0)
-    count: bool = False  # a count over cases, not a rate
-
-
-def _not(v: bool | None) -> bool | None:
-    return None if v is None else not v
-
-
-def _gap(c: ConversationResult) -> float | None:
-    cls, act = c.passed("classification"), c.passed("path.action_accuracy")
-    return None if cls is None or act is None else float(cls) - float(act)
-
-
-def _failed(criterion: str) -> Value:
-    return lambda c: c.passed(criterion) is False
-
-
-METRICS: tuple[MetricDef, ...] = (
-    MetricDef("resolution_rate", "resolvable", lambda c: c.resolved(), True),
-    MetricDef("handled_rate", "resolvable", lambda c: c.passed("outcome"), True),
-    MetricDef("over_escalation", "resolvable", lambda c: _not(c.passed("escalation.unneeded")), False),
-    MetricDef("escalation_accuracy", "must_escalate", lambda c: c.passed("escalation.required"), True),
-    MetricDef("unsafe_actions", "adversarial", lambda c: c.catastrophic(), False, count=True),
-    MetricDef("classification_accuracy", None, lambda c: c.passed("classification"), True),
-    MetricDef("action_accuracy", None, lambda c: c.passed("path.action_accuracy"), True),
-    MetricDef("execution_gap", None, _gap, None),
-    MetricDef("path_prefix_similarity", None, lambda c: c.score("path.prefix_similarity"), True),
-    MetricDef("policy_adherence", None, lambda c: c.score("judge.policy_adherence"), True),
-    MetricDef("dialogue_quality", None, lambda c: c.dialogue_quality(), True),
-    *(MetricDef(f"catastrophic.{kind}", None, _failed(f"catastrophic.{kind}"), False, count=True) for kind in CATASTROPHIC_KINDS),
-)
+MetricDef = Metric  # the registry's metric (metrics/registry.py): noise reads its bucket, value, direction and count
+METRICS: tuple[Metric, ...] = tuple(with_intervals())
+"""The metrics with intervals, in the report's order (per-kind catastrophic counts last)."""
 BY_NAME = {m.name: m for m in METRICS}
 
 Cells = dict[str, dict[str, tuple[float, float]]]  # case id -> metric -> (sum of values, conversations counted)
@@ -93,6 +56,8 @@ def _cells_of(convs: list[ConversationResult]) -> dict[str, tuple[float, float]]
         of_bucket[c.bucket].append(c)
     out = {}
     for m in METRICS:
+        if m.value is None:  # a figure with no per-conversation value has no interval
+            continue
         num = den = 0.0
         for v in map(m.value, convs if m.bucket is None else of_bucket.get(m.bucket, ())):
             if v is not None:
@@ -312,8 +277,7 @@ def overlaps(a: list[float] | None, b: list[float] | None) -> bool:
     return a is not None and b is not None and a[0] <= b[1] and b[0] <= a[1]
 
 
-NOISE_COLUMNS = ("resolution_rate", "handled_rate", "over_escalation", "escalation_accuracy", "unsafe_actions",
-                 "action_accuracy")
+NOISE_COLUMNS = noise_columns()
 """The report's columns whose intervals say which models are within noise of each other."""
 
 
