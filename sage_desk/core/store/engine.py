@@ -16,6 +16,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import StaticPool
 
 from sage_desk.core.locations import user_data_dir
+from sage_desk.core.store.sqlite_guard import install_wal_check, sqlite_file
 
 DB_FILENAME = "sage-desk.db"
 BUSY_TIMEOUT_MS = 10_000
@@ -64,6 +65,15 @@ def database_url(given: str | URL | None) -> URL:
     return url
 
 
+READ_ONLY_NOTE = "the sample runs are opened read-only (--sample)"
+
+
+def sqlite_path(url: URL) -> str:
+    """A SQLite URL's file path, a `file:PATH?mode=ro` URI's too (for messages)."""
+    database = str(url.database or "")
+    return database.removeprefix("file:").split("?", 1)[0] if database.startswith("file:") else database
+
+
 def is_sqlite(url: URL) -> bool:
     """True for any SQLite URL (file or memory)."""
     return url.get_backend_name() == "sqlite"
@@ -84,7 +94,15 @@ def make_engine(url: str | URL | None = None) -> Engine:
         kwargs["poolclass"] = StaticPool
     engine = create_engine(parsed, **kwargs)
     _install_sqlite_events(engine)
+    path = sqlite_file(parsed.database)
+    if path is not None and not _is_memory(parsed):
+        install_wal_check(engine, path)  # after the settings' listener: it remembers the log journal_mode opened
     return engine
+
+
+def is_read_only(url: URL) -> bool:
+    """A SQLite URL opened read-only (`?mode=ro`): the shipped sample runs (sample.py). Writes are refused."""
+    return is_sqlite(url) and (str(url.query.get("mode", "")) == "ro" or "mode=ro" in str(url.database or ""))
 
 
 def read_engine(engine: Engine) -> Engine:
@@ -106,7 +124,15 @@ def _install_sqlite_events(engine: Engine) -> None:
         finally:
             cursor.close()
 
+    refuse_writes = is_read_only(engine.url)
+
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
         read_only = conn.get_execution_options().get(_READ_OPTION, False)
+        if refuse_writes and not read_only:
+            # said before SQLite's own "attempt to write a readonly database", with what to do instead
+            from sage_desk.core.store.errors import StoreError
+
+            raise StoreError(f"{READ_ONLY_NOTE}; this command writes: work on a copy of your own "
+                             f"(cp {sqlite_path(engine.url)} my-runs.db, then --db my-runs.db)")
         conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")

@@ -8,6 +8,7 @@ examples live in `reviews.py` and are exposed here as methods.
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 from collections import Counter
@@ -28,7 +29,7 @@ from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import batch as batch_module
 from sage_desk.core.store import browse, imports, reviews, summaries
 from sage_desk.core.store.batch import WriteBatch
-from sage_desk.core.store.engine import database_url, make_engine, read_engine
+from sage_desk.core.store.engine import database_url, is_sqlite, make_engine, read_engine
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.migrate import upgrade
 from sage_desk.core.store.records import (
@@ -42,6 +43,7 @@ from sage_desk.core.store.records import (
 )
 from sage_desk.core.store.retry import retry_transient
 from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, VerdictRow, table_of, utcnow
+from sage_desk.core.store.sqlite_guard import ShareGuard, sqlite_file
 
 CONVERSATION_FILTERS = frozenset({"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination"})
 _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "conflict", "tactics", "seed"})
@@ -87,6 +89,17 @@ class Store:
             raise StoreError(f"cannot open the database {where}: {_first_line(exc)}") from None
         self._write_sessions = sessionmaker(self._engine, expire_on_commit=False)
         self._read_sessions = sessionmaker(read_engine(self._engine), expire_on_commit=False)
+        self._guard = self._share_guard()
+
+    def _share_guard(self) -> ShareGuard | None:
+        """On a SQLite file in WAL mode, the lock that keeps other processes from deleting its log (sqlite_guard.py)."""
+        path = sqlite_file(self._url.database) if is_sqlite(self._url) else None
+        if path is None or not os.path.exists(path):
+            return None
+        with self._engine.connect() as connection:
+            if str(connection.exec_driver_sql("PRAGMA journal_mode").scalar()).lower() != "wal":
+                return None  # a rollback journal (read-only media): a held SHARED range would block every writer
+        return ShareGuard(path)
 
     @property
     def url(self) -> URL:
@@ -96,8 +109,27 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({self._url.render_as_string(hide_password=True)!r})"
 
+    def __str__(self) -> str:
+        """Where the runs live, in plain words for messages: "the SQLite file /path" or "the database URL"."""
+        if self._url.get_backend_name() == "sqlite" and self._url.database not in (None, "", ":memory:"):
+            return f"the SQLite file {self._url.database}"
+        return f"the database {self._url.render_as_string(hide_password=True)}"
+
+    def _no_run(self, run_id: str) -> StoreError:
+        """"no run X in WHERE", with the run ids nearest to X (a typo), or what there is."""
+        import difflib
+
+        with self._reading() as session:
+            ids = list(session.scalars(select(RunRow.id).order_by(RunRow.created_at.desc())))
+        near = difflib.get_close_matches(run_id, ids, n=3, cutoff=0.5) or ids[:3]
+        known = (f"; nearest: {', '.join(near)}" if near else "; it has no runs") + (f" ({len(ids)} runs in all)" if len(ids) > 3 else "")
+        return StoreError(f"no run {run_id!r} in {self}{known}; `sage-desk runs` lists them")
+
     def close(self) -> None:
-        """Release every pooled connection."""
+        """Release every pooled connection (and the log's guard first, so the last one may clean the log up)."""
+        if self._guard is not None:
+            self._guard.release()
+            self._guard = None
         self._engine.dispose()
 
     def __enter__(self) -> Store:
@@ -163,9 +195,9 @@ class Store:
         """One run; StoreError when it does not exist."""
         with self._reading() as session:
             row = session.get(RunRow, run_id)
-            if row is None:
-                raise StoreError(f"no run {run_id!r} in {self}")
-            return self._run_record(row, self._counts(session, [run_id]).get(run_id, {}))
+            if row is not None:
+                return self._run_record(row, self._counts(session, [run_id]).get(run_id, {}))
+        raise self._no_run(run_id)
 
     def list_runs(self) -> list[RunRecord]:
         """Every run, newest first."""
@@ -183,13 +215,13 @@ class Store:
         """Mark a run running, finished, cancelled, interrupted or failed (retried while the database is locked)."""
         status = RunStatus(status)
 
-        def write() -> None:
+        def write() -> int:
             with self._writing() as session:
                 result = session.execute(update(RunRow).where(RunRow.id == run_id).values(status=status.value))
-                if result.rowcount == 0:  # type: ignore[attr-defined]
-                    raise StoreError(f"no run {run_id!r} in {self}")
+                return int(result.rowcount)  # type: ignore[attr-defined]
 
-        retry_transient(write, "run status")
+        if retry_transient(write, "run status") == 0:
+            raise self._no_run(run_id)
 
     @staticmethod
     def _counts(session: Session, run_ids: list[str]) -> dict[str, dict[str, int]]:

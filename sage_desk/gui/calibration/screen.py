@@ -17,7 +17,6 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -35,6 +34,7 @@ from sage_desk.gui.calibration.models import AgreementModel, BeforeAfterModel, D
 from sage_desk.gui.calibration.panel import CalibratePanel
 from sage_desk.gui.calibration.reviewers_tab import ReviewerAgreementTab
 from sage_desk.gui.calibration.worker import CalibrateOutcome, CalibrateThread
+from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.widgets import export_target, read_only_rows, remember_export
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
 
@@ -482,7 +482,7 @@ class CalibrationScreen(StoreScreen, QWidget):
     def _ask_export(self) -> None:
         if not self.current_run():
             return
-        path, chosen = QFileDialog.getSaveFileName(self, "Export calibration set",
+        path, chosen = file_dialogs.save_file_name(self, "Export calibration set",
                                                    export_target(f"{self.current_run()}-calibration.jsonl"),
                                                    ";;".join(EXPORT_FILTERS))
         remember_export(path)

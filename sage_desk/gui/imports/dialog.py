@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -37,6 +36,7 @@ from PySide6.QtWidgets import (
 from sage_desk.core.errors import DomainError, InputError, SageError
 from sage_desk.core.imports.guess import guess_formats
 from sage_desk.core.locations import shipped_domains
+from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.async_thread import AsyncThread, Outcome
 from sage_desk.gui.imports.summary import problems_html, summary_html
 
@@ -187,7 +187,7 @@ class ImportDialog(QDialog):
     def _on_domain_picked(self, index: int) -> None:
         if self.domain_combo.itemData(index):
             return
-        folder = QFileDialog.getExistingDirectory(self, "Domain folder (with domain.yaml and sop.yaml)")
+        folder = file_dialogs.existing_directory(self, "Domain folder (with domain.yaml and sop.yaml)")
         if folder:
             self.add_domain_folder(folder)
         else:
@@ -203,7 +203,7 @@ class ImportDialog(QDialog):
 
     def pick_files(self) -> None:
         """Ask for log files and add them."""
-        names, _ = QFileDialog.getOpenFileNames(self, "Conversation logs to import", "", FILE_FILTER)
+        names, _ = file_dialogs.open_file_names(self, "Conversation logs to import", "", FILE_FILTER)
         if names:
             self.add_files(names)
 

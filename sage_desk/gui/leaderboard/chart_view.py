@@ -8,9 +8,10 @@ from PySide6.QtCore import QByteArray, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtSvgWidgets import QSvgWidget
-from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from sage_desk.core.export.charts import Chart
+from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.widgets import export_target, remember_export
 
 PNG_SCALE = 2  # PNGs at twice the SVG's size so they stay sharp in slides
@@ -109,7 +110,7 @@ class ChartPanel(QFrame):
         if self.chart is None:
             return
         name = f"{self.chart.key}.{kind}"
-        path, _ = QFileDialog.getSaveFileName(self, f"Save {self.chart.title}", export_target(name), f"{kind.upper()} (*.{kind})")
+        path, _ = file_dialogs.save_file_name(self, f"Save {self.chart.title}", export_target(name), f"{kind.upper()} (*.{kind})")
         remember_export(path)
         if path:
             self.save(path if path.lower().endswith(f".{kind}") else f"{path}.{kind}")

@@ -10,7 +10,6 @@ from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHeaderView,
     QLabel,
     QListWidget,
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from sage_desk.core.export.charts import report_charts
 from sage_desk.core.export.leaderboard import leaderboard_report
+from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.widgets import export_target, remember_export
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
 from sage_desk.gui.leaderboard.chart_view import ChartPanel
@@ -340,7 +340,7 @@ class LeaderboardScreen(StoreScreen, QWidget):
         return target
 
     def _ask_export(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export HTML report", export_target("report.html"), "HTML (*.html)")
+        path, _ = file_dialogs.save_file_name(self, "Export HTML report", export_target("report.html"), "HTML (*.html)")
         remember_export(path)
         if path:
             self.export_html(path)

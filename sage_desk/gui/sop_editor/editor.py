@@ -13,7 +13,6 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QMimeData, QPointF, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
-    QFileDialog,
     QFrame,
     QLabel,
     QMessageBox,
@@ -38,6 +37,7 @@ from sage_desk.core.sop.document import (
 from sage_desk.core.sop.io import dump_graph, load_graph_located
 from sage_desk.core.sop.layout import MAX_ROW, apply_layout, widest_row
 from sage_desk.core.sop.model import Edge, FieldSpec, Node, NodeKind
+from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.errors import ErrorNotifier
 from sage_desk.gui.common.graph.items import EdgeItem, NodeItem
 from sage_desk.gui.common.graph.scene import GraphScene
@@ -439,7 +439,7 @@ class SopEditor(QWidget):
         if not self.maybe_save():
             return
         start = str(self.path.parent) if self.path else ""
-        name, _ = QFileDialog.getOpenFileName(self, "Open SOP graph", start, "SOP graphs (*.yaml *.yml);;All files (*)")
+        name, _ = file_dialogs.open_file_name(self, "Open SOP graph", start, "SOP graphs (*.yaml *.yml);;All files (*)")
         if name:
             self.load(name)
 
@@ -467,7 +467,7 @@ class SopEditor(QWidget):
     def save_as(self) -> bool:
         """Ask for a file name and save there."""
         start = str(self.path) if self.path else f"{self.doc.graph.name}.yaml"
-        name, _ = QFileDialog.getSaveFileName(self, "Save SOP graph", start, "SOP graphs (*.yaml *.yml)")
+        name, _ = file_dialogs.save_file_name(self, "Save SOP graph", start, "SOP graphs (*.yaml *.yml)")
         return self.save_to(Path(name)) if name else False
 
     def save_to(self, path: Path) -> bool:

@@ -16,7 +16,6 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -32,6 +31,7 @@ from sage_desk.core.domain.declaration import load_domain_context
 from sage_desk.core.errors import SageError
 from sage_desk.core.locations import shipped_domains
 from sage_desk.core.sop.extract import DomainContext, DraftOptions, DraftProgress, DraftResult, draft_graph
+from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.async_thread import AsyncThread, Outcome
 from sage_desk.gui.common.settings import open_settings
 from sage_desk.gui.sop_editor.source_panel import SourcePanel
@@ -145,7 +145,7 @@ class ImportProseDialog(QDialog):
     def _on_domain_picked(self, index: int) -> None:
         if self.domain_combo.itemData(index):
             return
-        folder = QFileDialog.getExistingDirectory(self, "Domain folder (with domain.yaml)")
+        folder = file_dialogs.existing_directory(self, "Domain folder (with domain.yaml)")
         if folder:
             self.domain_combo.insertItem(0, Path(folder).name, folder)
             self.domain_combo.setCurrentIndex(0)
@@ -156,7 +156,7 @@ class ImportProseDialog(QDialog):
 
     def open_file(self) -> None:
         """Ask for a .md or .txt file and put its text in the box."""
-        name, _ = QFileDialog.getOpenFileName(self, "Open a written SOP", "", "SOP text (*.md *.markdown *.txt);;All files (*)")
+        name, _ = file_dialogs.open_file_name(self, "Open a written SOP", "", "SOP text (*.md *.markdown *.txt);;All files (*)")
         if name:
             self.load_file(Path(name))
 
