@@ -1,4 +1,4 @@
-"""The typed, versioned record of a conversation (DESIGN.md section 5), at the bottom of core:
+"""The typed, versioned record of a conversation, at the bottom of core:
 it imports nothing of ours, so every layer (cases, agents, engine, store, rules) can speak it.
 
 Every step is one event, appended through a `Recorder` as it happens. Events are a pydantic

@@ -1,1 +1,1 @@
-"""The PySide6 desktop app: one main window, one screen per job (DESIGN.md section 11)."""
+"""The PySide6 desktop app: one main window, one screen per job."""

@@ -1,4 +1,4 @@
-"""Baseline agents with no LLM (DESIGN.md section 5).
+"""Baseline agents with no LLM.
 
 They make the whole pipeline run offline and prove the rule engine right: the oracle replays the
 case's expected path and must score perfectly; the complier does whatever the customer asks; the

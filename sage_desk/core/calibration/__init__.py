@@ -1,4 +1,4 @@
-"""Judge calibration (DESIGN.md section 7): agreement with human labels, few-shot calibration, label import.
+"""Judge calibration: agreement with human labels, few-shot calibration, label import.
 
 - `agreement`: confusion matrix, accuracy, Cohen's kappa, true-pass / true-fail rates (pure math);
 - `labels`: human labels from the store's overrides paired with each judge's own verdicts;

@@ -1,4 +1,4 @@
-"""The Case model (DESIGN.md section 4): a grounded opening, a hidden truth, the pressure, and
+"""The Case model: a grounded opening, a hidden truth, the pressure, and
 the script that makes it playable without an LLM."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Adversarial Intent Taxonomy (DESIGN.md section 4) as data: how a simulated customer pushes.
+"""The Adversarial Intent Taxonomy as data: how a simulated customer pushes.
 
 Each tactic says what the customer does twice: `instruction` for an LLM user simulator, and
 `pushes`, template lines for the scripted customer (placeholders `{order_id}`, `{item}`,

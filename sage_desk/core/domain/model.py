@@ -1,4 +1,4 @@
-"""Pydantic models of `domain.yaml` (DESIGN.md section 3): tables, context, variables, tools."""
+"""Pydantic models of `domain.yaml`: tables, context, variables, tools."""
 
 from __future__ import annotations
 

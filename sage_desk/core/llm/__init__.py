@@ -1,4 +1,4 @@
-"""One thin client over litellm: completions, tool calls, retries, usage and cost (DESIGN.md 1).
+"""One thin client over litellm: completions, tool calls, retries, usage and cost.
 
 Importing this package does not import litellm; the first call does.
 """

@@ -1,4 +1,4 @@
-"""`LlmClient`: the one way SAGE Desk calls a model (DESIGN.md sections 5 and 7).
+"""`LlmClient`: the one way SAGE Desk calls a model.
 
 litellm is imported on the first call, never at module import (it takes seconds and, without
 `LITELLM_LOCAL_MODEL_COST_MAP`, goes to the network). Transient failures (429, 5xx, timeouts,

@@ -1,4 +1,4 @@
-"""Metrics (DESIGN.md section 8): separate figures per model, median over repeats, no composite.
+"""Metrics: separate figures per model, median over repeats, no composite.
 
 Definitions (rates are fractions 0-1; errored conversations are left out of every denominator):
 - resolution_rate: resolvable cases whose outcome and actions match the path, with no catastrophic failure;

@@ -1,4 +1,4 @@
-"""The deterministic rule engine (DESIGN.md section 6): verdicts read from events, never an LLM.
+"""The deterministic rule engine: verdicts read from events, never an LLM.
 
 Rule families are plug-ins: a function taking a `RuleContext` and returning verdicts, registered
 with `@rule(name)`. `evaluate` runs every registered family (or the ones named) in order.

@@ -1,4 +1,4 @@
-"""Draft a Dynamic Dialogue Graph from a prose SOP with a model (DESIGN.md sections 1 and 10).
+"""Draft a Dynamic Dialogue Graph from a prose SOP with a model.
 
 `draft_graph(text, domain, options)` asks the model, through `LlmClient`, for a `DraftGraph` as
 structured output (a JSON schema in `response_format`, and in the prompt for models that ignore

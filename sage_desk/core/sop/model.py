@@ -1,4 +1,4 @@
-"""Pydantic models of a Dynamic Dialogue Graph (DESIGN.md section 2).
+"""Pydantic models of a Dynamic Dialogue Graph.
 
 A graph has one `start`, `decision` nodes that branch on one field, `action` nodes (a tool call,
 or a required utterance `say:` checked by the judge) and `end` nodes with an outcome. Edges that

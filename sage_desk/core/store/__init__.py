@@ -1,4 +1,4 @@
-"""The run database (DESIGN.md section 9): SQLite by default, any SQLAlchemy URL with `--db`.
+"""The run database: SQLite by default, any SQLAlchemy URL with `--db`.
 
 `Store` is the one entry point; it implements the engine's `Recorder` and hands out pydantic
 records. Opening a store migrates its database to the current schema (alembic, in code).

@@ -1,4 +1,4 @@
-"""The run database schema (DESIGN.md section 9): declarative SQLAlchemy 2 models.
+"""The run database schema: declarative SQLAlchemy 2 models.
 
 Every change to these classes ships as a migration under `migrations/versions`; a test compares
 the two with alembic's autogenerate so they cannot drift apart.

@@ -1,4 +1,4 @@
-"""`Store`: the run database behind the engine, the GUI and the CLI (DESIGN.md section 9).
+"""`Store`: the run database behind the engine, the GUI and the CLI.
 
 One `Store` may be shared by threads: every method opens its own short session. Writes begin
 `IMMEDIATE` on SQLite and reads begin deferred (see `engine.py`), so the GUI reads while a run

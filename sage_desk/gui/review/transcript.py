@@ -3,7 +3,7 @@
 Both show the same events and can highlight one of them by `seq` (the event a verdict points at).
 Consequential tool calls are marked: `record` tools move money or act outside (refund, reship,
 credit: "$ money-moving") and `write` tools change the customer's record (cancel, address edit:
-"✎ changes a record"), as the domain declares them (DESIGN.md section 3).
+"✎ changes a record"), as the domain declares them.
 
 Right-click an agent's turn in the transcript: "Replay from here" plays that turn again N times
 (replay_dialog.py), when the view was told whose conversation it shows (`replay_context`).

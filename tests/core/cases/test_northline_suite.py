@@ -1,4 +1,4 @@
-"""Northline carries SupportAgentBench's suite shape (DESIGN.md section 4)."""
+"""Northline carries SupportAgentBench's suite shape."""
 
 from __future__ import annotations
 

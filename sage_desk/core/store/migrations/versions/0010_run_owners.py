@@ -1,4 +1,4 @@
-"""Run ownership (issue 34, DESIGN.md section 13): who is playing a run, and which conversations they hold.
+"""Run ownership (issue 34): who is playing a run, and which conversations they hold.
 
 `run_owners` has one row per process playing a run (host, pid, started, heartbeat); a process
 refreshes its heartbeat while it plays and removes its row when it stops. A conversation's
