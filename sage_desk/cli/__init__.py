@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synthesize": ("synthesize", "write a case suite covering every path of a domain's graph"),
     "cases": ("cases", "summarise a case suite: buckets, conflict, tactics, uncovered paths"),
     "run": ("run", "run cases against agents (offline with the baselines)"),
+    "runs": ("runs", "list the runs in the database: id, domain, agents, conversations, status, created"),
     "conversations": ("conversations", "list a run's conversation ids with case, agent, ending and failed verdicts"),
     "show": ("show", "print one conversation (by id, or --run R --case C) with its tool calls and verdicts"),
     "report": ("report", "per-model metrics of a run (table, json, csv, html)"),

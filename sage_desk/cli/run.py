@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--domain", help="domain name under sops/ (northline) or a folder")
-    parser.add_argument("--agent", action="append", default=[], metavar="MODEL",
-                        help="agent under test, repeatable: baseline:oracle|complier|escalator or any litellm model")
+    parser.add_argument("--agent", action="append", default=[], metavar="[NAME=]MODEL",
+                        help="agent under test, repeatable: baseline:oracle|complier|escalator or any litellm model; "
+                             "NAME= gives it the short name reports show (careful=baseline:imperfect?act=0.9)")
     parser.add_argument("--user", default="scripted", metavar="MODEL", help="customer simulator: scripted (no LLM) or a litellm model")
     parser.add_argument("--judge", action="append", default=[], metavar="MODEL",
                         help="judge model, repeatable: a litellm model, baseline:heuristic, or none")
@@ -44,10 +45,26 @@ def _spec(args: argparse.Namespace) -> Any:
     from sage_desk.core.engine.runner import RunSpec
 
     judges = [j for j in args.judge if j != "none"]
-    return RunSpec(domain=args.domain, agents=args.agent, user=args.user, judges=judges, repeats=args.repeats,
+    agents, names = _named_agents(args.agent)
+    return RunSpec(domain=args.domain, agents=agents, agent_names=names or None, user=args.user, judges=judges, repeats=args.repeats,
                    concurrency=args.concurrency, seed=args.seed, api_base=args.api_base,
                    user_api_base=args.user_api_base, judge_api_base=args.judge_api_base,
                    cases=args.cases.split(",") if args.cases else None, suite=args.suite)
+
+
+def _named_agents(given: list[str]) -> tuple[list[str], dict[str, str]]:
+    """`--agent` values -> the specs, and the names given as NAME=SPEC; a name used twice is a usage error."""
+    from sage_desk.core.agents.display import split_named
+
+    agents, names = [], {}
+    for text in given:
+        name, spec = split_named(text)
+        if name is not None:
+            if name in names.values() and names.get(spec) != name:
+                raise ValueError(f"--agent {text}: the name {name!r} is already another agent's")
+            names[spec] = name
+        agents.append(spec)
+    return agents, names
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +72,10 @@ def run(args: argparse.Namespace) -> int:
         return fail("name --domain and at least one --agent (or --resume RUN_ID)", USAGE)
     if args.workers < 1:
         return fail("--workers must be at least 1", USAGE)
+    try:
+        _named_agents(args.agent)
+    except ValueError as exc:
+        return fail(str(exc), USAGE)
     from sqlalchemy.exc import SQLAlchemyError
 
     try:

@@ -67,6 +67,7 @@ class RunSpec:
     suite: str | None = None  # a suite file other than the domain's cases.jsonl
     imported: dict[str, Any] | None = None  # an imported run (sage-desk import): its format, files and name; nothing to play
     stamp: dict[str, Any] | None = None  # what the run ran, as content hashes (engine/stamps.py); set by Runner.create
+    agent_names: dict[str, str] | None = None  # spec -> display name (`--agent NAME=SPEC`); core/agents/display.py
 
     def to_config(self) -> dict[str, Any]:
         return asdict(self)

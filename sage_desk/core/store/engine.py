@@ -128,11 +128,15 @@ def _install_sqlite_events(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        read_only = conn.get_execution_options().get(_READ_OPTION, False)
-        if refuse_writes and not read_only:
-            # said before SQLite's own "attempt to write a readonly database", with what to do instead
-            from sage_desk.core.store.errors import StoreError
-
-            raise StoreError(f"{READ_ONLY_NOTE}; this command writes: work on a copy of your own "
-                             f"(cp {sqlite_path(engine.url)} my-runs.db, then --db my-runs.db)")
+        read_only = refuse_writes or conn.get_execution_options().get(_READ_OPTION, False)
         conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+    if refuse_writes:
+        @event.listens_for(engine, "handle_error")
+        def _on_error(context: Any) -> None:
+            # SQLite's "attempt to write a readonly database", said as what it means and what to do instead
+            if "readonly database" in str(context.original_exception):
+                from sage_desk.core.store.errors import StoreError
+
+                raise StoreError(f"{READ_ONLY_NOTE}; this command writes: work on a copy of your own "
+                                 f"(cp {sqlite_path(engine.url)} my-runs.db, then --db my-runs.db)")

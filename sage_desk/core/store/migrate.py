@@ -66,7 +66,15 @@ def current_revision(connection: Connection) -> str | None:
 
 def upgrade(engine: Engine, where: str) -> None:
     """Migrate to head; refuse a database stamped by a newer SAGE Desk."""
+    from sage_desk.core.store.engine import is_read_only, read_engine
+
     head = head_revision()
+    # read first (a deferred BEGIN): a database at head is opened without a write, so a read-only one opens too
+    with read_engine(engine).begin() as conn:
+        if current_revision(conn) == head:
+            return
+    if is_read_only(engine.url):
+        raise StoreError(f"the read-only database {where} is at an older schema; open a copy of it instead")
     with engine.begin() as conn:
         current = current_revision(conn)
         if current == head:
