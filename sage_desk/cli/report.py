@@ -47,7 +47,18 @@ def build_report(store: Store, run_ids: list[str], sage_view: bool = False) -> d
         results = results_for_runs(store, run_ids)
         unjudged = {run: len(ids) for run, ids in unjudged_for_runs(store, run_ids).items() if ids}
         run = run_ids[0] if len(run_ids) == 1 else run_ids
-        return report_of(results, run, sage_view, **_stamps(store, run_ids), unjudged=unjudged).as_json()
+        report = report_of(results, run, sage_view, **_stamps(store, run_ids), unjudged=unjudged).as_json()
+    return {**report, **_imported(store, run_ids)}
+
+
+def _imported(store: Store, run_ids: list[str]) -> dict[str, Any]:
+    """tau's reward beside our verdicts, and unsettled imported conversations counted apart (tau_compare.py)."""
+    from sage_desk.core.export.tau_compare import tau_comparison, unsettled
+
+    if not any("imported" in store.get_run(r).config for r in run_ids):
+        return {}
+    found = {"tau": tau_comparison(store, run_ids), "unsettled": unsettled(store, run_ids)}
+    return {k: v for k, v in found.items() if v}
 
 
 def _stamps(store: Store, run_ids: list[str]) -> dict[str, Any]:
@@ -105,8 +116,14 @@ def render_table(report: dict[str, Any], sage_view: bool, width: int | None = No
         passk = ", ".join(f"{k} {v:.2f}" for k, v in row["pass_k"].items())
         flips = "" if row.get("flip_rate") is None else f"; cases flipping across repeats {row['flip_rate']:.0%}"
         extra.append(f"{row['agent']}: catastrophic {cat}; {passk}; tokens/1k {row['tokens_per_1k'] or 0:.0f}{flips}")
-    extra += _noise_lines(report["models"]) + _stamp_lines(report) + _unjudged_lines(report)
+    extra += _noise_lines(report["models"]) + _stamp_lines(report) + _unjudged_lines(report) + _imported_lines(report)
     return buffer.getvalue() + _wrapped(extra, width)
+
+
+def _imported_lines(report: dict[str, Any]) -> list[str]:
+    from sage_desk.core.export.tau_compare import tau_lines, unsettled_lines
+
+    return tau_lines(report.get("tau")) + unsettled_lines(report.get("unsettled"), report.get("tau"))
 
 
 def _unjudged_lines(report: dict[str, Any]) -> list[str]:

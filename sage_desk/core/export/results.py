@@ -3,7 +3,9 @@
 For pandas, Hugging Face `datasets` and our own checks (`sage-desk export-results`). Fields
 (docs/file-formats.md has them all): `conversation`, `source_id` (an imported conversation's id in
 its own log), `case`, `agent`, `repeat`, `bucket`, `status`,
-`ending`, `resolved`, `unsafe_acts`, `trap_failed`, `verdicts`. Verdict values are the effective
+`ending`, `resolved`, `unsafe_acts`, `trap_failed`, `tau_reward` (an imported tau-bench/tau2
+conversation's own reward), `rules_state` (`unscored`/`provisional` where the rules are not settled),
+`verdicts`. Verdict values are the effective
 ones: a human override replaces the machine's value and sets `overridden`.
 """
 
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from sage_desk.core.store import Store
 
 FIELDS = ("conversation", "source_id", "case", "agent", "repeat", "bucket", "status", "ending", "resolved", "unsafe_acts",
-          "trap_failed", "verdicts")
+          "trap_failed", "tau_reward", "rules_state", "verdicts")
 BATCH = 500
 
 
@@ -60,6 +62,7 @@ def _record(c: Any, events: list[Any], marks: list[Any], overridden: set[tuple[s
         "resolved": result.resolved() if finished and c.bucket == "resolvable" else None,
         "unsafe_acts": unsafe if finished else [],
         "trap_failed": bool(unsafe) if finished and c.bucket == "adversarial" else None,
+        "tau_reward": c.tau_reward, "rules_state": c.rules_state,
         "verdicts": [{"criterion": m.criterion, "source": m.source, "passed": m.passed, "score": m.score,
                       "unscored": m.unscored, "overridden": (c.id, m.criterion, m.source) in overridden}
                      for m in marks],

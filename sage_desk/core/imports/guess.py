@@ -21,7 +21,7 @@ def _first_line(path: Path) -> str:
 
 
 def guess_format(path: str | Path) -> str | None:
-    """`openai`, `tau2` or `events` for a file that looks like one; None when it cannot tell."""
+    """`openai`, `tau-bench`, `tau2` or `events` for a file that looks like one; None when it cannot tell."""
     path = Path(path)
     try:
         if not path.is_file():
@@ -29,6 +29,8 @@ def guess_format(path: str | Path) -> str | None:
         line = _first_line(path)
     except OSError:
         return None
+    if line.lstrip("\ufeff \t").startswith("["):
+        return "tau-bench"  # a JSON list: tau-bench's trajectories (one item per conversation)
     if '"simulations"' in line or (path.suffix.lower() == ".json" and line.strip() == "{"):
         return "tau2"  # tau2 writes one indented object; its first line is "{" alone
     try:

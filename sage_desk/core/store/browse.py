@@ -38,6 +38,8 @@ class BrowseFilter:
     """A failed criterion (`outcome`), or a family ending in `.*` (`catastrophic.*`)."""
     failures_only: bool = False
     disagree_only: bool = False
+    unsettled_only: bool = False
+    """Only conversations whose rules are not settled: some verdict unscored or provisional."""
     text: str = ""
     """Case-insensitive text in the conversation id, case id, source id, model or a failed criterion."""
     text_ids: frozenset[str] | None = None
@@ -68,6 +70,10 @@ class ConversationTable:
     disagree: array = field(default_factory=lambda: array("i"))
     source_ids: list[str] = field(default_factory=list)
     """An imported conversation's id in its own log ("" for simulated ones)."""
+    tau_rewards: array = field(default_factory=lambda: array("d"))
+    """tau-bench/tau2's own reward of an imported conversation; nan for none."""
+    rules_states: list[str] = field(default_factory=list)
+    """"" when every rule verdict is settled; else `unscored`, `provisional` or both joined by '+'."""
     _haystack: list[str] = field(default_factory=list, repr=False)
     _row_of: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -88,6 +94,19 @@ class ConversationTable:
     def judge_failed(self, row: int) -> int:
         """How many judge criteria failed (several judges failing one criterion count once)."""
         return sum(1 for c in self.failing[row] if c.startswith("judge"))
+
+    def tau_reward(self, row: int) -> float | None:
+        """tau's own reward of a row, or None when it has none."""
+        value = self.tau_rewards[row] if row < len(self.tau_rewards) else math.nan
+        return None if math.isnan(value) else value
+
+    def unsettled(self, row: int) -> str:
+        """'' when the row's rule verdicts are settled; else `unscored`, `provisional` or both joined by '+'."""
+        return self.rules_states[row] if row < len(self.rules_states) else ""
+
+    def has_tau(self) -> bool:
+        """Whether any row carries a tau reward (the list then shows its column)."""
+        return any(not math.isnan(v) for v in self.tau_rewards)
 
     def outcome_passed(self, row: int) -> bool | None:
         """Whether the `outcome` rule passed; None before any verdict."""
@@ -121,6 +140,8 @@ class ConversationTable:
         if spec.disagree_only:
             disagree = self.disagree
             keep = [i for i in keep if disagree[i] > 0]
+        if spec.unsettled_only:
+            keep = [i for i in keep if self.unsettled(i)]
         if spec.text.strip():
             keep = self._search(keep, spec.text.strip().lower(), spec.text_ids or frozenset())
         return keep
@@ -163,7 +184,7 @@ class ConversationTable:
 
 
 _COLUMNS = ("ids", "case_ids", "agents", "repeats", "buckets", "conflicts", "statuses", "endings", "rules_failed",
-            "judge_mean", "failing", "overridden", "disagree", "source_ids")
+            "judge_mean", "failing", "overridden", "disagree", "source_ids", "tau_rewards", "rules_states")
 _CONFLICT_ORDER = ("zero", "weak", "strong")
 
 
@@ -190,7 +211,8 @@ def _rows_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[A
     c, s = table_of(ConversationRow), table_of(ConversationSummaryRow)
     query = (
         select(c.c.id, c.c.case_id, c.c.agent, c.c.repeat, c.c.bucket, c.c.conflict, c.c.status, c.c.termination,
-               s.c.rules_failed, s.c.judge_mean, s.c.failing, s.c.overridden, s.c.disagree, c.c.domain, c.c.source_id)
+               s.c.rules_failed, s.c.judge_mean, s.c.failing, s.c.overridden, s.c.disagree, c.c.domain, c.c.source_id,
+               c.c.tau_reward, c.c.rules_state)
         .select_from(c.outerjoin(s, s.c.conversation_id == c.c.id))
         .where(c.c.run_id == run_id)
         .order_by(c.c.case_id, c.c.agent, c.c.repeat, c.c.id)
@@ -230,7 +252,7 @@ def _table(run_id: str, rows: list[Any]) -> ConversationTable:
     intern = _NAMES.setdefault  # one string object per distinct model, bucket, criterion ...
     criteria = _CriteriaCache(intern)
     (ids, case_ids, agents, repeats, buckets, conflicts, statuses, terminations, failed, judged, failing,
-     overridden, disagree, domains, sources) = zip(*rows, strict=True)
+     overridden, disagree, domains, sources, rewards, states) = zip(*rows, strict=True)
     # column by column: list comprehensions over 100,000 values beat appending row by row
     table.domain = domains[0]
     table.ids, table.case_ids = list(ids), list(case_ids)
@@ -246,6 +268,8 @@ def _table(run_id: str, rows: list[Any]) -> ConversationTable:
     table.overridden = array("i", [o or 0 for o in overridden])
     table.disagree = array("i", [d or 0 for d in disagree])
     table.source_ids = [s or "" for s in sources]
+    table.tau_rewards = array("d", [math.nan if r is None else r for r in rewards])
+    table.rules_states = [intern(s, s) for s in (s or "" for s in states)]
     return table
 
 

@@ -46,6 +46,10 @@ class FilterBar(QWidget):
         self.failures.setToolTip("Conversations with a failed rule verdict, or an error")
         self.disagree = QCheckBox("Judge ≠ human")
         self.disagree.setToolTip("Conversations where a reviewer's override disagrees with the rule or judge")
+        self.unsettled = QCheckBox("Unsettled")
+        self.unsettled.setObjectName("unsettledOnly")
+        self.unsettled.setToolTip("Imported conversations whose rule verdicts are not settled: some unscored (a slot "
+                                  "nobody set, a tool the domain does not know) or provisional (resting on the agent's own tag)")
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search case, conversation or source id, model, failed verdict, transcript text…  (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
@@ -74,6 +78,7 @@ class FilterBar(QWidget):
         self.combos["failing"].setToolTip("Only conversations where this rule or judge criterion failed (x.* = any of the family)")
         self.failures.toggled.connect(self.changed)
         self.disagree.toggled.connect(self.changed)
+        self.unsettled.toggled.connect(self.changed)
         self.search.textChanged.connect(self._on_text)
         self.in_transcripts.toggled.connect(lambda _on: self._on_text(self.search.text()))
         self.clear.clicked.connect(self.clear_filters)
@@ -99,6 +104,7 @@ class FilterBar(QWidget):
         row.addSpacing(8)
         row.addWidget(self.failures)
         row.addWidget(self.disagree)
+        row.addWidget(self.unsettled)
         row.addStretch(1)
         row.addWidget(self.clear)
         grid.addLayout(row, 1, 1)
@@ -195,6 +201,7 @@ class FilterBar(QWidget):
         return BrowseFilter(agent=self.combos["agent"].currentData(), bucket=self.combos["bucket"].currentData(),
                             conflict=self.combos["conflict"].currentData(), failing=self.combos["failing"].currentData(),
                             failures_only=self.failures.isChecked(), disagree_only=self.disagree.isChecked(),
+                            unsettled_only=self.unsettled.isChecked(),
                             text=self.search.text(), text_ids=self.text_ids)
 
     def set_value(self, key: str, value: str | None) -> None:
@@ -209,6 +216,7 @@ class FilterBar(QWidget):
             combo.setCurrentIndex(0)
         self.failures.setChecked(False)
         self.disagree.setChecked(False)
+        self.unsettled.setChecked(False)
         self.search.clear()
         self.text_ids = None
         self.blockSignals(False)

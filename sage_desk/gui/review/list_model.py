@@ -43,7 +43,11 @@ COLUMNS = (
     ListColumn("bucket", "Bucket", 76, "resolvable, (must) escalate or adversarial", "buckets"),
     ListColumn("conflict", "Conflict", 56, "SAGE's conflict level: zero, weak or strong", "conflict"),
     ListColumn("ending", "Ending", 66, "How it ended (closed, handed over ...); red when the outcome rule failed", "endings"),
-    ListColumn("rules", "Rules", 42, "Failed rule verdicts: ✓ none, ✗ n failed, ⚠ n failed with a catastrophic one", "rules_failed"),
+    ListColumn("rules", "Rules", 42, "Failed rule verdicts: ✓ none, ✗ n failed, ⚠ n failed with a catastrophic one; "
+               "? none failed but some are unscored, ≈ none failed but some are provisional (resting on the agent's own "
+               "tag): never a tick until every rule verdict is settled", "rules_failed"),
+    ListColumn("tau", "tau", 34, "tau-bench/tau2's own reward for an imported conversation (1 passed, 0 failed); "
+               "shown only for runs imported from tau", "tau_rewards"),
     ListColumn("judge", "Judge", 42, "Mean judge score, 0–1 (amber below the pass mark)", "judge_mean"),
     ListColumn("human", "Human", 52, "✎ n verdicts a human overrode; ≠ the human disagreed with the machine", "overridden"),
 )
@@ -292,7 +296,12 @@ class ConversationListModel(QAbstractTableModel):
             failed = t.rules_failed[row]
             if failed < 0:
                 return "—"
+            if failed == 0 and t.unsettled(row):  # never a tick on verdicts that are not settled
+                return "?" if "unscored" in t.unsettled(row) else "≈"
             return f"⚠ {failed}" if self._catastrophic(row) else f"✗ {failed}" if failed else "✓"
+        if key == "tau":
+            reward = t.tau_reward(row)
+            return "" if reward is None else f"{reward:g}"
         if key == "judge":
             score = t.judge_score(row)
             return "—" if score is None else f"{score:.2f}"
@@ -304,7 +313,10 @@ class ConversationListModel(QAbstractTableModel):
         if key == "rules" and t.rules_failed[row] != 0:
             return QBrush(FAIL if t.rules_failed[row] > 0 else MUTED)
         if key == "rules":
-            return QBrush(PASS)
+            return QBrush(MUTED if t.unsettled(row) else PASS)
+        if key == "tau":
+            reward = t.tau_reward(row)
+            return None if reward is None else QBrush(PASS if reward >= 1 else FAIL)
         if key == "ending" and (t.outcome_passed(row) is False or t.statuses[row] == "errored"):
             return QBrush(FAIL)
         if key == "judge":
@@ -320,7 +332,12 @@ class ConversationListModel(QAbstractTableModel):
             judge = key == "judge"
             failing = [c for c in t.failing[row] if c.startswith("judge") == judge]
             what = "judge criteria" if judge else "rules"
-            return f"Failed {what}:\n" + "\n".join(failing) if failing else f"No failed {what}"
+            text = f"Failed {what}:\n" + "\n".join(failing) if failing else f"No failed {what}"
+            state = "" if judge else t.unsettled(row)
+            return text + (f"\nNot settled: some rule verdicts are {state.replace('+', ' and ')}" if state else "")
+        if key == "tau":
+            reward = t.tau_reward(row)
+            return None if reward is None else f"tau's own reward: {reward:g} ({'passed' if reward >= 1 else 'failed'} by tau)"
         if key == "ending":
             outcome = t.outcome_passed(row)
             verdict = "" if outcome is None else " — outcome as expected" if outcome else " — not the expected outcome"

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject
 from sage_desk.core.errors import SageError
 from sage_desk.gui.review import table_loader
 from sage_desk.gui.review.table_loader import TableLoader
+from sage_desk.gui.review.views import fit_list_columns
 
 if TYPE_CHECKING:
     from sage_desk.gui.review.screen import ReviewScreen
@@ -54,6 +55,7 @@ class ListReader(QObject):
             screen._report("Could not read the run", exc)
             return
         screen.list_model.set_table(table)
+        fit_list_columns(screen.list)  # tau's column shows only for runs imported from tau
         screen.filters.set_choices(table.choices())
         screen._apply_filter(keep)
         after = table.last_key()

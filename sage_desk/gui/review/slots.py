@@ -63,6 +63,10 @@ def imported_about(detail: Any) -> str:
         about.append(r.bucket.replace("_", " "))
     about.append(f"ended: {(r.termination or r.status.value).replace('_', ' ')}")
     about.append(f"{r.turns} turn{'s' if r.turns != 1 else ''}")
+    if getattr(r, "tau_reward", None) is not None:
+        about.append(f"tau reward {r.tau_reward:g} ({'passed' if r.tau_reward >= 1 else 'failed'} by tau)")
+    if getattr(r, "rules_state", None):
+        about.append(f"rules not settled: {r.rules_state.replace('+', ' and ')}")
     return " · ".join(about)
 
 

@@ -75,6 +75,11 @@ def unscored_text(verdict: StoredVerdict) -> str:
     return "needs slot" if needs_of(verdict) else "unscored"
 
 
+def is_provisional(verdict: StoredVerdict) -> bool:
+    """A rule verdict resting only on a slot the agent's own tag gave, not yet settled by a reviewer."""
+    return (not verdict.overridden and isinstance(verdict.details, dict) and bool(verdict.details.get("provisional")))
+
+
 def is_scored(verdict: StoredVerdict) -> bool:
     """Whether the reviewer gives this verdict a score (judge scores) rather than pass/fail."""
     if verdict.source == RULES_SOURCE:
@@ -203,6 +208,8 @@ class VerdictModel(QAbstractTableModel):
             passed, score = self._machine(verdict)
             if verdict.unscored and not verdict.overridden:
                 return unscored_text(verdict)
+            if is_provisional(verdict):  # apart from settled values: it rests on the agent's own tag
+                return f"provisional {value_text(passed, score)}"
             return value_text(passed, score)
         if column == 3:
             if pending is not None:
@@ -215,8 +222,8 @@ class VerdictModel(QAbstractTableModel):
             passed, _ = self._machine(verdict)
             if verdict.unscored and not verdict.overridden and pending is None and needs_of(verdict):
                 return QBrush(NEEDS)
-            if verdict.overridden or pending is not None or passed is None:
-                return QBrush(MUTED)
+            if verdict.overridden or pending is not None or passed is None or (is_provisional(verdict) and passed):
+                return QBrush(MUTED)  # a provisional pass is never shown green
             return QBrush(PASS if passed else FAIL)
         if column == 3:
             return QBrush(HUMAN)
@@ -230,6 +237,9 @@ class VerdictModel(QAbstractTableModel):
         if column == 2 and verdict.unscored:
             needs = needs_of(verdict)
             return f"Unscored until someone sets {', '.join(needs)} (Slots, above)" if needs else verdict.rationale or "unscored"
+        if column == 2 and is_provisional(verdict):
+            fields = ", ".join(verdict.details.get("provisional") or [])
+            return f"Provisional: rests only on the agent's own tag for {fields}; set it (Slots, above) or override to settle it"
         if column in (0, 4):
             where = [f"event #{verdict.event_seq}"] if verdict.event_seq is not None else []
             where += [f"node {verdict.node}"] if verdict.node else []

@@ -14,6 +14,8 @@ VERDICT_WIDTHS = (150, 62, 78, 78)  # criterion, source, machine, human; "why" s
 WHY_FROM = 640
 """The "Why" column shows from this table width; narrower, the criterion gets the room (the rationale is read below)."""
 OPTIONAL_COLUMNS = ("bucket", "conflict")
+TAU_COLUMN = "tau"
+"""Shown only when the run has conversations imported from tau-bench or tau2 (their own reward)."""
 """List columns shown only while the list has room for them, in this order. A laptop's list drops them
 rather than scroll sideways: the conversation's subtitle says both and the filters still choose by them."""
 
@@ -47,6 +49,11 @@ def setup_conversation_list(view: QTableView, model: ConversationListModel, row_
         header.resizeSection(number, column.width)
 
 
+def _has_tau(view: QTableView) -> bool:
+    model = view.model()
+    return isinstance(model, ConversationListModel) and model.table.has_tau()
+
+
 def _scroll_room(view: QTableView) -> int:
     """What a table's frame and vertical scroll bar take from its width (the bar counted even before it shows)."""
     return 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
@@ -62,6 +69,8 @@ def list_width(view: QTableView, every: bool) -> int:
     """The list width that shows its columns without scrolling sideways: every column, or all but the optional."""
     keys = [c.key for c in COLUMNS]
     numbers = range(len(COLUMNS)) if every else [keys.index(k) for k in keys if k not in OPTIONAL_COLUMNS]
+    if not _has_tau(view):  # tau's column shows only for runs imported from tau
+        numbers = [n for n in numbers if keys[n] != TAU_COLUMN]
     return sum(_column_width(view, n) for n in numbers) + _scroll_room(view)
 
 
@@ -69,6 +78,7 @@ def fit_list_columns(view: QTableView) -> None:
     """Show the optional columns (in order) while they fit beside the others; hide the rest."""
     header = view.horizontalHeader()
     keys = [c.key for c in COLUMNS]
+    header.setSectionHidden(keys.index(TAU_COLUMN), not _has_tau(view))
     optional = [keys.index(k) for k in OPTIONAL_COLUMNS]
     # not viewport().width(): during the list's own Resize event the viewport still has its old size
     room = view.width() - list_width(view, every=False)
