@@ -7,6 +7,7 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, Any
 
+from sage_desk.cli._agent import add_agent_options, agent_fields, apply_agent_options, given
 from sage_desk.cli._common import OK, PROBLEMS, USAGE, fail, fail_error, print_problems
 from sage_desk.cli._store import add_db_option, open_store
 from sage_desk.core.errors import InputError, SageError
@@ -20,6 +21,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", action="append", default=[], metavar="[NAME=]MODEL",
                         help="agent under test, repeatable: baseline:oracle|complier|escalator or any litellm model; "
                              "NAME= gives it the short name reports show (careful=baseline:imperfect?act=0.9)")
+    add_agent_options(parser)
+    parser.add_argument("--tools-server", metavar="URL",
+                        help="an HTTP agent with its own tool layer calls the domain's tools at this sage-desk serve-tools URL")
     parser.add_argument("--user", default="scripted", metavar="MODEL", help="customer simulator: scripted (no LLM) or a litellm model")
     parser.add_argument("--judge", action="append", default=[], metavar="MODEL",
                         help="judge model, repeatable: a litellm model, baseline:heuristic, or none")
@@ -46,10 +50,13 @@ def _spec(args: argparse.Namespace) -> Any:
 
     judges = [j for j in args.judge if j != "none"]
     agents, names = _named_agents(args.agent)
-    return RunSpec(domain=args.domain, agents=agents, agent_names=names or None, user=args.user, judges=judges, repeats=args.repeats,
+    spec = RunSpec(domain=args.domain, agents=agents, agent_names=names or None, user=args.user, judges=judges, repeats=args.repeats,
                    concurrency=args.concurrency, seed=args.seed, api_base=args.api_base,
                    user_api_base=args.user_api_base, judge_api_base=args.judge_api_base,
                    cases=args.cases.split(",") if args.cases else None, suite=args.suite)
+    apply_agent_options(spec, args)
+    spec.tools_server = args.tools_server
+    return spec
 
 
 def _named_agents(given: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -76,6 +83,13 @@ def run(args: argparse.Namespace) -> int:
         _named_agents(args.agent)
     except ValueError as exc:
         return fail(str(exc), USAGE)
+    try:
+        agent_fields(args)  # a prompt file that cannot be read, a bad parameter or header: said before anything runs
+    except ValueError as exc:
+        return fail(str(exc), getattr(exc, "code", USAGE))
+    if args.resume and (given(args) or args.tools_server):
+        return fail("--resume plays with the run's own prompt, parameters, headers and tools server: "
+                    "leave the --agent-* options out (a new run takes new ones)", USAGE)
     from sqlalchemy.exc import SQLAlchemyError
 
     try:

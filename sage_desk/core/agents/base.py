@@ -16,6 +16,7 @@ from sage_desk.core.llm.types import ToolCallRequest, Usage
 from sage_desk.core.registry import Registry, UnknownNameError
 
 if TYPE_CHECKING:
+    from sage_desk.core.agents.protocol import AgentSettings
     from sage_desk.core.cases.model import Case
     from sage_desk.core.domain.loader import DomainBundle
     from sage_desk.core.events import Event
@@ -28,6 +29,19 @@ class AgentAction:
     text: str | None = None
     tool_calls: list[ToolCallRequest] = field(default_factory=list)
     usage: Usage | None = None
+    done_calls: list[DoneCall] = field(default_factory=list)  # calls already run elsewhere (serve-tools), in order
+
+
+@dataclass
+class DoneCall:
+    """A tool call the agent made through `sage-desk serve-tools`, with what the sandboxed world answered."""
+
+    request: ToolCallRequest
+    result: Any = None
+    error: str | None = None
+    kind: str = "read"
+    guard_failed: bool = False
+    latency_ms: float = 0.0
 
 
 @dataclass
@@ -51,6 +65,7 @@ class ConversationView:
     events: list[Event]
     turn: int
     seed: int
+    conversation_id: str = ""
 
     def last_agent_text(self) -> str:
         for event in reversed(self.events):
@@ -142,20 +157,36 @@ def split_options(model: str) -> tuple[str, dict[str, str]]:
     return base, options
 
 
-def make_agent(model: str, **options: Any) -> ServiceAgent:
-    """An agent from its model string: `baseline:<name>[?options]` or any litellm model."""
+def make_agent(model: str, settings: AgentSettings | None = None, **options: Any) -> ServiceAgent:
+    """An agent from its spec: `baseline:<name>[?options]`, `http(s)://…` (an HTTP agent),
+    `python:module:factory` (a Python agent) or any litellm model; `settings` are the run's
+    prompt file, parameters, headers and tools server (protocol.py)."""
+    from sage_desk.core.agents.protocol import agent_kind
+
+    kind = agent_kind(model)
+    if kind == "http":
+        from sage_desk.core.agents.http_agent import HttpAgent
+        from sage_desk.core.agents.mcp_agent import McpAgent
+
+        if settings is not None and settings.tools_server:
+            return McpAgent(model, settings, **options)
+        return HttpAgent(model, settings, **options)
+    if kind == "python":
+        from sage_desk.core.agents.python_agent import PythonAgent
+
+        return PythonAgent(model, settings, **options)
     if model.startswith("baseline:"):
-        base, settings = split_options(model)
+        base, named = split_options(model)
         entry = BASELINES.get(base)
         if entry.configurable:
-            return entry.factory(model, settings)
-        if settings:
+            return entry.factory(model, named)
+        if named:
             takes = sorted(name for name in BASELINES if BASELINES.get(name).configurable)
             raise AgentNameError(f"{base} takes no options (only {', '.join(takes)} does)")
         return entry.factory()
     from sage_desk.core.agents.llm_agent import LlmServiceAgent
 
-    return LlmServiceAgent(model, **options)
+    return LlmServiceAgent(model, settings=settings, **options)
 
 
 def _scripted() -> Customer:
@@ -168,8 +199,9 @@ CUSTOMERS.add("scripted", _scripted)
 
 
 def is_offline_name(model: str) -> bool:
-    """Whether a model name asks for one of ours (`baseline:...`, `scripted`) rather than a litellm model."""
-    return model.startswith("baseline:") or model in CUSTOMERS
+    """Whether a model name asks for one of ours (`baseline:...`, `scripted`, an HTTP or Python agent)
+    rather than a litellm model."""
+    return model.startswith(("baseline:", "http://", "https://", "python:")) or model in CUSTOMERS
 
 
 def make_customer(model: str, **options: Any) -> Customer:

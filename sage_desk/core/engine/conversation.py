@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sage_desk.core.agents.base import AgentAction, ConversationView, Customer, ServiceAgent
+from sage_desk.core.agents.base import AgentAction, ConversationView, Customer, DoneCall, ServiceAgent
 from sage_desk.core.agents.prompts import agent_system_prompt
 from sage_desk.core.cases.build import case_world
 from sage_desk.core.cases.model import Case
@@ -77,7 +77,7 @@ class _Conversation:
             self._unflushed = len(self.events)
 
     def view(self) -> ConversationView:
-        return ConversationView(self.case, self.bundle, self.messages, self.events, self.turn, self.seed)
+        return ConversationView(self.case, self.bundle, self.messages, self.events, self.turn, self.seed, self.cid)
 
     def usage(self, role: str, usage: Usage | None) -> None:
         if usage is not None:
@@ -96,6 +96,9 @@ async def run_conversation(
     together with the verdicts, so that a conversation is never finished without them).
     """
     convo = _Conversation(cid, case, bundle, recorder, seed)
+    own_prompt = system_prompt_of(agent, bundle)
+    if own_prompt is not None:
+        convo.messages[0]["content"] = own_prompt
     recorder.start_conversation(cid)
     error: str | None = None
     try:
@@ -119,6 +122,12 @@ async def run_conversation(
     if finish:
         recorder.finish(cid, reason, error, events=convo.events)
     return Outcome(reason, error, convo.events)
+
+
+def system_prompt_of(agent: ServiceAgent, bundle: DomainBundle) -> str | None:
+    """The agent's own system prompt (a run's --agent-prompt file), or None for SAGE Desk's."""
+    own = getattr(agent, "system_prompt", None)
+    return own(bundle) if callable(own) else None
 
 
 def _opening(case: Case) -> str:
@@ -160,6 +169,8 @@ async def _agent_turn(convo: _Conversation, agent: ServiceAgent) -> None:
             exc.where = "agent"  # type: ignore[attr-defined]
             raise
         convo.usage("agent", action.usage)
+        for done in action.done_calls:  # calls it made through serve-tools, already run there: recorded in order
+            _record_done(convo, done)
         _assistant_message(convo, action)
         for request in action.tool_calls:
             _run_tool(convo, request)
@@ -185,6 +196,18 @@ def _assistant_message(convo: _Conversation, action: AgentAction) -> None:
     convo.messages.append(message)
 
 
+def _record_done(convo: _Conversation, done: DoneCall) -> None:
+    """A call the tools server ran: its assistant step, event, ending and tool message, as if run here."""
+    request = done.request
+    _assistant_message(convo, AgentAction(tool_calls=[request]))
+    result = ToolResult(result=done.result, error=done.error, kind=done.kind, guard_failed=done.guard_failed)
+    args: dict[str, Any] | str = request.arguments if request.arguments is not None else request.arguments_raw
+    convo.emit(ToolCall(call_id=request.id, name=request.name, arguments=args, result=result.result, error=result.error,
+                        kind=result.kind, guard_failed=result.guard_failed, latency_ms=done.latency_ms))
+    _after_helpdesk(convo, request, result)
+    convo.messages.append({"role": "tool", "tool_call_id": request.id, "content": result.for_model()})
+
+
 def _run_tool(convo: _Conversation, request: ToolCallRequest) -> None:
     started = time.perf_counter()
     if request.arguments is None:
@@ -202,8 +225,13 @@ def _run_tool(convo: _Conversation, request: ToolCallRequest) -> None:
 
 
 def _helpdesk(convo: _Conversation, request: ToolCallRequest) -> ToolResult:
+    return helpdesk_result(request, ended=convo.ended is not None)
+
+
+def helpdesk_result(request: ToolCallRequest, ended: bool) -> ToolResult:
+    """What tag_ticket, handover_to_human and close_ticket answer (here and in serve-tools)."""
     args = request.arguments or {}
-    if convo.ended:
+    if ended:
         return ToolResult(error="the ticket is already closed", kind="helpdesk")
     if request.name == TAG:
         if not isinstance(args.get("intent"), str):

@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sage_desk.core.agents.base import ServiceAgent
+from sage_desk.core.agents.protocol import AgentSettings
 from sage_desk.core.cases.build import case_world
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, ToolResult, call_tool
-from sage_desk.core.engine.conversation import _agent_turn, _Conversation
+from sage_desk.core.engine.conversation import _agent_turn, _Conversation, system_prompt_of
 from sage_desk.core.errors import RunError
 from sage_desk.core.events import Event, TerminationReason
 
@@ -84,8 +85,9 @@ def _messages(events: Sequence[Event], system: str) -> list[dict[str, Any]]:
 
 
 def fork(conversation_id: str, case: Case, bundle: DomainBundle, events: Sequence[Event], turn: int,
-         seed: int) -> _Conversation:
-    """The conversation as it stood when the agent was about to answer in `turn`."""
+         seed: int, system: str | None = None) -> _Conversation:
+    """The conversation as it stood when the agent was about to answer in `turn`; `system` is the
+    agent's own system prompt (a prompt file), None for SAGE Desk's."""
     from sage_desk.core.agents.prompts import agent_system_prompt
 
     acted = turns_of(events)
@@ -99,7 +101,7 @@ def fork(conversation_id: str, case: Case, bundle: DomainBundle, events: Sequenc
         if e.type == "tool_call" and e.kind != "helpdesk" and isinstance(e.arguments, dict):
             call_tool(bundle.domain, convo.world, e.name, e.arguments)  # brings the world to where it stood
     convo.events = [e.model_copy() for e in kept if e.type not in ("ended", "error")]
-    convo.messages = _messages(kept, agent_system_prompt(bundle))
+    convo.messages = _messages(kept, system if system is not None else agent_system_prompt(bundle))
     convo.turn = turn
     return convo
 
@@ -140,24 +142,29 @@ class ReplayResult:
                 "actions": self.actions(), "errors": self.errors}
 
 
-def agent_maker(model: str, api_base: str | None = None) -> Callable[[], ServiceAgent]:
-    """A maker of fresh agents for the fork: a baseline by name, or a model behind one shared client.
+def agent_maker(model: str, api_base: str | None = None, settings: AgentSettings | None = None) -> Callable[[], ServiceAgent]:
+    """A maker of fresh agents for the fork: a baseline by name, an HTTP or Python agent, or a model
+    behind one shared client; `settings` are the run's prompt file, parameters and headers.
 
-    An unknown baseline or a provider with no API key fails here, once, before any sample is played.
+    An unknown baseline, a Python agent that does not import, a header variable that is not set or a
+    provider with no API key fails here, once, before any sample is played.
     """
-    from sage_desk.core.agents.base import make_agent
+    from sage_desk.core.agents.base import is_offline_name, make_agent
+    from sage_desk.core.agents.protocol import check_settings
     from sage_desk.core.llm.secrets import missing_keys, where_to_set
 
-    if model.startswith("baseline:"):
-        make_agent(model)
-        return lambda: make_agent(model)
+    if settings is not None:
+        check_settings(settings, [model])
+    if is_offline_name(model):
+        make_agent(model, settings)
+        return lambda: make_agent(model, settings)
     missing = missing_keys([model], api_base)
     if missing:
         raise RunError(f"no API key for agent {model}: {where_to_set(next(iter(missing.values())))}")
     from sage_desk.core.llm import LlmClient
 
     client = LlmClient(concurrency=1)
-    return lambda: make_agent(model, client=client, **({"api_base": api_base} if api_base else {}))
+    return lambda: make_agent(model, settings, client=client, **({"api_base": api_base} if api_base else {}))
 
 
 async def replay(conversation_id: str, case: Case, bundle: DomainBundle, events: Sequence[Event], turn: int, times: int,
@@ -169,11 +176,12 @@ async def replay(conversation_id: str, case: Case, bundle: DomainBundle, events:
     """
     if times < 1:
         raise RunError("replay at least once (--times 1 or more)")
-    base = fork(conversation_id, case, bundle, events, turn, seed)
+    system = system_prompt_of(make(), bundle)
+    base = fork(conversation_id, case, bundle, events, turn, seed, system)
     original = action_of([e for e in events if e.turn == turn])
     result = ReplayResult(conversation_id, case.id, agent_name, turn, times, original)
     for i in range(times):
-        convo = base if i == 0 else fork(conversation_id, case, bundle, events, turn, seed + i)  # a fresh world each time
+        convo = base if i == 0 else fork(conversation_id, case, bundle, events, turn, seed + i, system)  # a fresh world each time
         start = len(convo.events)
         try:
             await _agent_turn(convo, make())

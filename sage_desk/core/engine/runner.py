@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sage_desk.core.agents.base import make_agent, make_customer
+from sage_desk.core.agents.protocol import AgentSettings, agent_kind, check_settings
 from sage_desk.core.cases.model import Case
 from sage_desk.core.cases.suite import load_suite
 from sage_desk.core.domain.loader import DomainBundle, load_domain
@@ -40,8 +41,9 @@ from sage_desk.core.engine.conversation import Outcome, run_conversation
 from sage_desk.core.engine.ports import DirectRecorder, PlayRow, RunRecorder, RunStore, StoreLink
 from sage_desk.core.engine.stamps import run_stamp
 from sage_desk.core.engine.status import RESUMED, UNFINISHED, ConversationStatus, RunStatus
+from sage_desk.core.engine.heartbeat import Heartbeat
 from sage_desk.core.engine.workers import Delta, WorkerJob, WorkerPool
-from sage_desk.core.errors import RunError
+from sage_desk.core.errors import RunError, SageError
 from sage_desk.core.events import TerminationReason
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,11 @@ class RunSpec:
     suite: str | None = None  # a suite file other than the domain's cases.jsonl
     imported: dict[str, Any] | None = None  # an imported run (sage-desk import): its format, files and name; nothing to play
     stamp: dict[str, Any] | None = None  # what the run ran, as content hashes (engine/stamps.py); set by Runner.create
+    agent_prompt: str | None = None  # --agent-prompt: the file's text, sent instead of our system prompt
+    agent_prompt_file: str | None = None  # where that text came from (shown, not read again)
+    agent_params: dict[str, Any] | None = None  # --agent-param: model or HTTP body parameters
+    agent_headers: list[str] | None = None  # --agent-header templates; their $VARS are read at call time, never kept
+    tools_server: str | None = None  # --tools-server: the serve-tools URL an HTTP agent calls its tools through
     agent_names: dict[str, str] | None = None  # spec -> display name (`--agent NAME=SPEC`); core/agents/display.py
 
     def to_config(self) -> dict[str, Any]:
@@ -77,6 +84,11 @@ class RunSpec:
         """The spec a stored run config holds (keys a newer version wrote are ignored)."""
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in config.items() if k in known})
+
+    def agent_settings(self) -> AgentSettings:
+        """How the run talks to its agents under test (core/agents/protocol.py)."""
+        return AgentSettings(prompt=self.agent_prompt, params=dict(self.agent_params or {}),
+                             headers=list(self.agent_headers or []), tools_server=self.tools_server)
 
     def api_base_for(self, role: str) -> str | None:
         """Where a role's ("agent", "user", "judge") model calls go: its own API base, else the run's;
@@ -191,6 +203,7 @@ class Runner:
         self._llm: Any = None
         self._loaded: dict[tuple[str, str | None, tuple[str, ...] | None], tuple[DomainBundle, list[Case]]] = {}
         self.progress: Progress | None = None
+        self.owner_id: int | None = None  # this process's row in the run's owners while it plays (store/owners.py)
 
     def create(self, spec: RunSpec) -> str:
         """Create the run and its conversation rows; returns the run id."""
@@ -198,8 +211,9 @@ class Runner:
             raise RunError("name at least one agent (--agent)")
         if spec.repeats < 1 or spec.concurrency < 1:
             raise RunError("repeats and concurrency must be at least 1")
+        check_settings(spec.agent_settings(), spec.agents)
         for agent in spec.agents:
-            make_agent(agent, **self.agent_options)  # fail now on an unknown baseline, not mid-run
+            make_agent(agent, spec.agent_settings(), **self.agent_options)  # fail now on an unknown baseline, not mid-run
         self.check_keys(spec)
         bundle, cases = self._domain_and_cases(spec)
         rows = []
@@ -242,21 +256,41 @@ class Runner:
         self._loop = asyncio.get_running_loop()
         run = self.store.get_run(run_id)
         spec = RunSpec.from_config(run.config)
+        check_settings(spec.agent_settings(), spec.agents)  # a resume whose header variable is unset is refused
         self.check_keys(spec)
         total = sum(run.counts.values())
         todo = self.store.count_to_play(run_id, RESUMED, self.sources())
         self.progress = Progress(total=total)
         self.progress.already_done = self.progress.done = total - todo
-        self.store.set_run_status(run_id, RunStatus.RUNNING)
-        self._report()
-        if self._sharded(todo):
-            await self._play_in_workers(run_id, spec, todo)
-        else:
-            await self._play_rows(self._rows(run_id), spec, spec.concurrency)
+        self.owner_id = self.store.claim_run(run_id)  # refused while another live process plays it (owners.py)
+        heartbeat = self._heartbeat(self.owner_id)
+        try:
+            self.store.set_run_status(run_id, RunStatus.RUNNING)
+            self._report()
+            if self._sharded(todo):
+                await self._play_in_workers(run_id, spec, todo)
+            else:
+                await self._play_rows(self._rows(run_id), spec, spec.concurrency)
+        finally:
+            heartbeat.stop()
+            self.store.release_owner(self.owner_id)
         status = RunStatus.CANCELLED if self._cancel.is_set() else RunStatus.FINISHED
         self._tally(run_id)
         self.store.set_run_status(run_id, status)
+        if heartbeat.lost.is_set():
+            raise RunError(f"run {run_id} was taken over by another process while this one's heartbeat was late; "
+                           "what this process finished is kept")
         return self.progress
+
+    def _heartbeat(self, owner_id: int) -> Heartbeat:
+        """Beat this process's ownership of the run from a thread; stop playing if another process took it over."""
+        def beat() -> bool:
+            alive = bool(self.store.beat_owner(owner_id))
+            if not alive:
+                self.cancel()  # its conversations are someone else's now: play none further
+            return alive
+
+        return Heartbeat(beat).start()
 
     def _rows(self, run_id: str, share: int = 0, shares: int = 1) -> Iterator[PlayRow]:
         """The conversations to play (this worker's share of them), read a page at a time as the lanes take them."""
@@ -305,7 +339,7 @@ class Runner:
         shares = min(self.workers, todo)
         per_worker = max(1, -(-spec.concurrency // shares))
         jobs = [WorkerJob(self.link, run_id, share, shares, per_worker, self.agent_options, self.user_options,
-                          self.post_factory, owner_pid=os.getpid()) for share in range(shares)]
+                          self.post_factory, owner_pid=os.getpid(), owner_id=self.owner_id) for share in range(shares)]
         self._pool = WorkerPool(jobs, on_delta=self._add_delta)
         if self._cancel.is_set():
             return
@@ -328,7 +362,9 @@ class Runner:
         """The link's batched recorder; straight into the store without a link or with a bound `post` hook."""
         if self.post is not None or self.link is None:
             return DirectRecorder(self.store)
-        return self.link.recorder(self.store)
+        recorder = self.link.recorder(self.store)
+        recorder.owner_id = self.owner_id  # its writes go only to conversations this owner holds (store/batch.py)
+        return recorder
 
     async def _play_rows(self, rows: Iterable[PlayRow], spec: RunSpec, concurrency: int) -> None:
         bundle, suite = self._domain_and_cases(spec)
@@ -411,11 +447,17 @@ class Runner:
     async def _play(self, row: PlayRow, case: Case, bundle: DomainBundle, spec: RunSpec, recorder: RunRecorder,
                     post: PostHook | None) -> None:
         options = {**self.agent_options}
-        if not row.agent.startswith("baseline:"):
+        if agent_kind(row.agent) == "model":
             options.setdefault("client", self._client(spec))
-        if spec.api_base_for("agent") and not row.agent.startswith("baseline:"):
-            options.setdefault("api_base", spec.api_base_for("agent"))
-        agent = make_agent(row.agent, **options)
+            if spec.api_base_for("agent"):
+                options.setdefault("api_base", spec.api_base_for("agent"))
+        try:
+            agent = make_agent(row.agent, spec.agent_settings(), **options)
+        except SageError as exc:  # a Python agent whose factory fails: this conversation errors, the run goes on
+            recorder.start_conversation(row.id)
+            recorder.finish(row.id, TerminationReason.ERROR, str(exc), events=[])
+            self._count(None, errored=True)
+            return
         user_opts = {**self.user_options}
         if spec.user != "scripted":
             user_opts.setdefault("client", self._client(spec))

@@ -52,10 +52,14 @@ def _public_options(options: dict[str, Any] | None) -> dict[str, Any]:
 
 def _model(role: str, name: str, api_base: str | None, defaults: dict[str, Any], options: dict[str, Any] | None) -> dict[str, Any]:
     from sage_desk.core.agents.base import split_options
+    from sage_desk.core.agents.protocol import agent_kind
 
     base, settings = split_options(name) if name.startswith("baseline:") else (name, {})
     offline = name.startswith("baseline:") or name == "scripted"
-    params = {**settings} if offline else {**defaults, **_public_options(options), "api_base": api_base}
+    if role == "agent" and agent_kind(name) in ("http", "python"):  # its own endpoint or code: only our parameters
+        params = _public_options(options)
+    else:
+        params = {**settings} if offline else {**defaults, **_public_options(options), "api_base": api_base}
     return {"role": role, "name": name, "model": base, "parameters": params}
 
 
@@ -67,7 +71,8 @@ def run_stamp(spec: Any, bundle: Any, cases: Sequence[Any], agent_options: dict[
     from sage_desk.core.agents import prompts
 
     suite = sorted((c.model_dump(mode="json") for c in cases), key=lambda c: str(c.get("id")))
-    models = [_model("agent", a, spec.api_base_for("agent"), {"temperature": None}, agent_options) for a in spec.agents]
+    own = {**(agent_options or {}), **(getattr(spec, "agent_params", None) or {})}  # the run's --agent-params
+    models = [_model("agent", a, spec.api_base_for("agent"), {"temperature": None}, own) for a in spec.agents]
     models.append(_model("customer", spec.user, spec.api_base_for("user"), {"temperature": 0.7}, user_options))
     models += [_model("judge", j, spec.api_base_for("judge"), {"temperature": 0.0}, None) for j in spec.judges]
     return {
@@ -75,7 +80,7 @@ def run_stamp(spec: Any, bundle: Any, cases: Sequence[Any], agent_options: dict[
         "sop": content_hash(_graph_content(bundle.graph)), "policy": content_hash(bundle.policy),
         "world": _file_hash(bundle.dir / bundle.domain.world), "domain": _file_hash(bundle.dir / "domain.yaml"),
         "suite": content_hash(suite), "cases": len(suite),
-        "agent_prompt": content_hash(prompts.AGENT_SYSTEM), "customer_prompt": content_hash(prompts.CUSTOMER_SYSTEM),
+        "agent_prompt": content_hash(getattr(spec, "agent_prompt", None) or prompts.AGENT_SYSTEM), "customer_prompt": content_hash(prompts.CUSTOMER_SYSTEM),
         "judge_prompt": judge_prompt, "seed": spec.seed, "repeats": spec.repeats, "models": models,
     }
 
