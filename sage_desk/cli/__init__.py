@@ -1,4 +1,4 @@
-"""`sage-desk`: the GUI by default, headless sub-commands for everything else (DESIGN.md 10).
+"""`sage-desk`: the GUI by default, headless sub-commands for everything else.
 
 Each sub-command lives in its own module with `register(parser)`, which declares its arguments
 and sets `handler`. Command modules keep heavy imports (litellm, SQLAlchemy, Qt) inside their
@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "set-slot": ("set_slot", "set a slot of an imported conversation; its rules re-run"),
     "export-results": ("export_results", "one record per conversation: ending, resolved, unsafe acts, every verdict (jsonl, csv)"),
     "compare": ("compare", "compare two runs: metric deltas with paired intervals, flipped cases, --fail-on-regression"),
+    "serve-tools": ("serve_tools", "serve a domain's sandboxed tools over MCP, for an agent with its own tool layer"),
     "replay": ("replay", "play one turn of a conversation again N times: how often the agent takes each action there"),
     "reviewer": ("reviewer", "set, show or clear your reviewer name (the author of your labels)"),
     "agreement": ("agreement", "agreement between human reviewers per criterion: kappa, alpha, % agreement, disagreements"),
@@ -74,9 +75,9 @@ def _no_display() -> str | None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sage-desk", description="Test customer-service agents against SOPs.")
     parser.add_argument("--version", action="version", version=f"sage-desk {__version__}")
-    parser.add_argument("--screenshot", metavar="DIR", help="open the app offscreen, write one PNG per screen into DIR, exit")
+    parser.add_argument("--screenshot", metavar="DIR", help="open the app offscreen, write one PNG per screen and dialog into DIR, exit")
     parser.add_argument("--size", metavar="WxH", type=_window_size, default=None,
-                        help="with --screenshot: the window size to draw every screen at (default 1440x880)")
+                        help="with --screenshot: the screen size to draw every screen and dialog on (default 1440x900)")
     parser.add_argument("--db", metavar="URL", help="database URL for the GUI (default: the sample runs, then your own)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():

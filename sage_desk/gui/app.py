@@ -6,6 +6,7 @@ which heavy libraries were loaded by then, and quits (benchmarks/bench_startup.p
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -17,11 +18,12 @@ from PySide6.QtWidgets import QApplication
 
 from sage_desk import __version__
 from sage_desk.gui.common.errors import ErrorNotifier
+from sage_desk.gui.common.geometry import install_screen_fitter
 from sage_desk.gui.common.tour import offer_tour
 from sage_desk.gui.common.widgets import icon, stylesheet
 from sage_desk.gui.main_window import MainWindow
 
-SCREENSHOT_SIZE = (1440, 880)
+SCREENSHOT_SIZE = (1440, 900)
 EXIT_AFTER_FIRST_WINDOW = "SAGE_DESK_EXIT_AFTER_FIRST_WINDOW"
 HEAVY_MODULES = ("alembic", "aiohttp", "litellm", "networkx", "mako", "pygments")
 """Libraries that each cost a noticeable part of a second to import: none belongs before the first window."""
@@ -92,11 +94,26 @@ class FirstWindowReport(QObject):
         return False
 
 
+def virtual_screen_platform(size: tuple[int, int]) -> str:
+    """The QT_QPA_PLATFORM value for an offscreen screen of `size` (a JSON file in the temp folder says so)."""
+    width, height = size
+    config = {"synchronousWindowSystemEvents": True, "windowFrameMargins": False,
+              "screens": [{"name": "virtual", "x": 0, "y": 0, "width": width, "height": height,
+                           "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}
+    path = Path(tempfile.gettempdir()) / f"sage-desk-screen-{width}x{height}.json"
+    path.write_text(json.dumps(config))
+    return f"offscreen:configfile={path}"
+
+
 def run_app(screenshot_dir: str | None = None, db_url: str | None = None, size: tuple[int, int] | None = None) -> int:
     """Open the main window and run until it closes; with `screenshot_dir`, write one PNG per screen (at `size`) and exit."""
-    if screenshot_dir and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if screenshot_dir and QApplication.instance() is None:
+        # drawn offscreen on a virtual screen of exactly that size, so every window and dialog is
+        # placed as on a real screen of it (and each PNG is at most that big)
+        os.environ["QT_QPA_PLATFORM"] = virtual_screen_platform(size or SCREENSHOT_SIZE)
     app = create_application()
+    if not screenshot_dir:
+        install_screen_fitter(app)  # every window and dialog on screen (screenshots place theirs themselves)
     notifier = ErrorNotifier()
     notifier.install()
     # screenshots start from the defaults, never from (or into) the person's own settings

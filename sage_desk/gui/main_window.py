@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
+    QScrollArea,
     QStackedWidget,
     QToolBar,
     QVBoxLayout,
@@ -35,11 +37,13 @@ from PySide6.QtWidgets import (
 from sage_desk import __version__
 from sage_desk.core.locations import sops_dir
 from sage_desk.gui.common.errors import ErrorNotifier
+from sage_desk.gui.common.geometry import restore_if_fits
 from sage_desk.gui.common.settings import open_settings, restore_splitters, save_splitters
 from sage_desk.gui.common.widgets import PlaceholderScreen, icon
 from sage_desk.gui.common.workspace import Workspace
 
 DEFAULT_SIZE = QSize(1400, 860)
+"""The first size on a big screen; a smaller screen's available area (less the window frame) otherwise."""
 MINIMUM_SIZE = QSize(760, 560)
 """Every screen fits this (a 1280x720 laptop with its task bar and title bar leaves about 1280x680)."""
 STATUS_TIMEOUT_MS = 8000
@@ -350,11 +354,18 @@ class MainWindow(QMainWindow):
                        for k, t in self.shortcut_rows())
         label = QLabel(f"<table>{rows}</table>")
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # the list is taller than a laptop screen: it scrolls, the dialog fits
+        scroll = QScrollArea()
+        scroll.setWidget(label)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setMinimumWidth(label.sizeHint().width() + 24)
+        scroll.setMinimumHeight(min(label.sizeHint().height() + 4, 420))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(dialog.close)
         layout = QVBoxLayout(dialog)
-        layout.addWidget(label)
+        layout.addWidget(scroll, 1)
         layout.addWidget(buttons)
+        dialog.resize(dialog.sizeHint().width(), label.sizeHint().height() + 80)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
@@ -378,11 +389,8 @@ class MainWindow(QMainWindow):
     # --- sessions ---------------------------------------------------------------------------
 
     def _restore(self) -> None:
-        geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(DEFAULT_SIZE)
+        # a geometry saved on a bigger screen (or one no longer attached) would put edges off this one
+        restore_if_fits(self, self.settings.value("window/geometry"), DEFAULT_SIZE)
         state = self.settings.value("window/state")
         if isinstance(state, QByteArray):
             self.restoreState(state)

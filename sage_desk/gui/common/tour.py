@@ -11,12 +11,27 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsDropShadowEffect, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QGraphicsDropShadowEffect,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 SEEN_KEY = "tour/seen"
 CARD_WIDTH = 400
 ARROW = 10  # how far the pointer sticks out towards the navigation item
 MARGIN = 12
+WALK_KEYS = (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Escape)
+TEXT_INPUTS = (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox)
 
 
 @dataclass(frozen=True)
@@ -80,6 +95,7 @@ class TourCard(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._build()
         window.installEventFilter(self)
+        QApplication.instance().installEventFilter(self)  # the arrows walk the tour wherever the focus is
         self.show_step(0)
 
     def _build(self) -> None:
@@ -163,6 +179,7 @@ class TourCard(QWidget):
         self.window_.settings.setValue(SEEN_KEY, True)
         self.window_.settings.sync()
         self.window_.removeEventFilter(self)
+        QApplication.instance().removeEventFilter(self)
         self.finished.emit()
         self.close()
 
@@ -182,7 +199,25 @@ class TourCard(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
         if watched is self.window_ and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
             self._place()
+        elif event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and self._walks_on(watched, event):
+            self.keyPressEvent(event)
+            return True
         return False
+
+    def _walks_on(self, target: QObject, event: QKeyEvent) -> bool:
+        """Whether a key pressed anywhere in the window walks the tour: the arrows and Esc, unless a text
+        field has the focus (the screen a step shows takes the focus, so the card alone would rarely see them)."""
+        if event.key() not in WALK_KEYS or event.modifiers() not in (Qt.KeyboardModifier.NoModifier,
+                                                                     Qt.KeyboardModifier.KeypadModifier):
+            return False
+        if QApplication.activeModalWidget() is not None or QApplication.activePopupWidget() is not None:
+            return False
+        focus = target if isinstance(target, QWidget) else None  # a key goes to the widget with the focus
+        if focus is None or focus is self or self.isAncestorOf(focus):
+            return False  # the card's own keyPressEvent gets it
+        if focus.window() is not self.window_ or isinstance(focus, TEXT_INPUTS):
+            return False
+        return not (isinstance(focus, QComboBox) and focus.isEditable())
 
     def _place(self) -> None:
         """In a bottom corner of the screen on show (its navigation item is the highlighted one), never over

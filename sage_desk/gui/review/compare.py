@@ -53,6 +53,9 @@ class ConversationPane(QWidget):
         self.load = load
         self.detail: ConversationDetail | None = None
         self.picker = QComboBox()
+        # sized to the pane, not to the longest option (two of them made the dialog wider than a laptop)
+        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.picker.setMinimumContentsLength(24)
         for conversation_id, label in options:
             self.picker.addItem(label, conversation_id)
         self.summary = QLabel("")
