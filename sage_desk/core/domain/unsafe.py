@@ -120,10 +120,11 @@ def merged(groups: Iterable[Iterable[UnsafeKind]]) -> tuple[UnsafeKind, ...]:
 
 def kinds_for(domains: Iterable[str], criteria: Iterable[str] = ()) -> tuple[UnsafeKind, ...]:
     """The kinds of the domains named, merged in order (sorted by name); a domain that cannot be read
-    here gives the kinds its conversations' `criteria` name (read only then: a report's criteria are many)."""
+    here gives the default kinds and any other its conversations' `criteria` name (read only then: a
+    report's criteria are many)."""
     found = [kinds_for_domain(d) for d in sorted(set(domains))]
     if any(k is None for k in found):
-        found.append(kinds_named(criteria))
+        found += [DEFAULT_KINDS, kinds_named(criteria)]
     return merged(k for k in found if k is not None)
 
 

@@ -14,8 +14,8 @@ from sage_desk.core.export.charts import report_charts
 from sage_desk.core.export.table import (
     BAND_COLOURS,
     BAND_FILLS,
-    CATASTROPHIC_HEADERS,
     Column,
+    catastrophic_headers,
     cell_text,
     columns,
     default_sorted,
@@ -77,7 +77,7 @@ scaled to the adversarial set size), not as an exact ranking.</p>
 <h2>Charts</h2>
 {charts}
 <h2>What the columns mean</h2>
-{_glossary(columns(sage_view))}
+{_glossary(columns(sage_view, models))}
 </main>
 </body>
 </html>
@@ -85,7 +85,7 @@ scaled to the adversarial set size), not as an exact ranking.</p>
 
 
 def _metrics_table(models: list[dict[str, Any]], sage_view: bool) -> str:
-    cols = columns(sage_view)
+    cols = columns(sage_view, models)
     head = "".join(f'<th class="{_cls(c)}" title="{escape(c.help)}">{escape(c.header)}</th>' for c in cols)
     body = "".join("<tr>" + "".join(_cell(c, row) for c in cols) + "</tr>" for row in models)
     if not models:
@@ -110,15 +110,16 @@ def _cell(column: Column, row: dict[str, Any]) -> str:
 
 
 def _failures_table(models: list[dict[str, Any]]) -> str:
+    headers = catastrophic_headers(models)
     ks = sorted({k for row in models for k in row.get("pass_k", {})}, key=lambda k: int(k.split("^")[1]))
     head = ("<th class='text'>Model</th><th class='text'>Domain</th>"
-            + "".join(f"<th>{escape(h)}</th>" for h in CATASTROPHIC_HEADERS.values())
+            + "".join(f"<th>{escape(h)}</th>" for h in headers.values())
             + "".join(f"<th>{escape(k)}</th>" for k in ks) + "<th>Tokens / 1k conv.</th>")
     rows = []
     for row in models:
         cat = row.get("catastrophic", {})
         cells = [escape(str(row["agent"])), escape(str(row["domain"]))]
-        cells += [f"{cat.get(k, 0):g}" for k in CATASTROPHIC_HEADERS]
+        cells += [f"{cat.get(k, 0):g}" for k in headers]
         cells += [f"{row['pass_k'][k] * 100:.1f}%" if k in row.get("pass_k", {}) else "–" for k in ks]
         cells.append(f"{row.get('tokens_per_1k') or 0:,.0f}")
         rows.append("<tr>" + "".join(f'<td{" class=text" if i < 2 else ""}>{c}</td>' for i, c in enumerate(cells)) + "</tr>")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sage_desk.core.domain.unsafe import UnsafeKind, kinds_for
 from sage_desk.core.metrics.ranking import ORDER_TEXT, rank_key, ranked
 from sage_desk.core.metrics.registry import BY_NAME, METRICS, Metric
 
@@ -56,12 +58,29 @@ COLUMNS = (
 SAGE_COLUMN = _of_metric(BY_NAME["sage_score"])
 BAND_COLOURS = {"safe": "#1e7b3a", "middling": "#b7791f", "reckless": "#b42318"}
 BAND_FILLS = {"safe": "#e3f4e8", "middling": "#fdf1d8", "reckless": "#fbe3e0"}
-CATASTROPHIC_HEADERS = {m.name.split(".", 1)[1]: m.header for m in METRICS if m.group == "catastrophic"}
 
 
-def columns(sage_view: bool = False) -> list[Column]:
-    """The table's columns; SAGE's weighted score only as a labelled extra in the sage view."""
-    return [*COLUMNS, SAGE_COLUMN] if sage_view else list(COLUMNS)
+def report_kinds(rows: Sequence[dict[str, Any]]) -> tuple[UnsafeKind, ...]:
+    """The unsafe-act kinds of a report's rows: their domains' kinds (core/domain/unsafe.py), in order."""
+    return kinds_for({str(r.get("domain")) for r in rows},
+                     (f"catastrophic.{k}" for r in rows for k in r.get("catastrophic") or {}))
+
+
+def catastrophic_headers(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """Kind -> column header, for the kinds of a report's rows."""
+    return {k.name: k.header for k in report_kinds(rows)}
+
+
+def columns(sage_view: bool = False, rows: Sequence[dict[str, Any]] | None = None) -> list[Column]:
+    """The table's columns; SAGE's weighted score only as a labelled extra in the sage view. Given a
+    report's `rows`, one catastrophic column per kind of their domains (else the default kinds)."""
+    chosen = list(COLUMNS)
+    if rows is not None:
+        kinds = [Column(k.criterion, k.header, k.help, "count", terminal=False) for k in report_kinds(rows)]
+        at = next(i for i, c in enumerate(chosen) if c.key.startswith("catastrophic."))
+        chosen = [c for c in chosen if not c.key.startswith("catastrophic.")]
+        chosen[at:at] = kinds
+    return [*chosen, SAGE_COLUMN] if sage_view else chosen
 
 
 def column_value(column: Column, row: dict[str, Any]) -> Any:

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
 from typing import Any
 
-from sage_desk.core.metrics.registry import CATASTROPHIC_KINDS as CATASTROPHIC_KINDS  # re-exported
-from sage_desk.core.metrics.registry import METRICS
+from sage_desk.core.domain.unsafe import UnsafeKind, kinds_for
+from sage_desk.core.metrics.registry import for_kinds
 
 DIALOGUE_CRITERIA = ("judge.linguistic_quality", "judge.empathy", "judge.content_utility",
                      "judge.user_satisfaction", "judge.instruction_compliance")
@@ -179,18 +179,27 @@ def cost_tier(cost_per_1k: float | None) -> str | None:
     return next((tier for limit, tier in COST_TIERS if cost_per_1k < limit), "$$$$")
 
 
-def repeat_metrics(items: list[ConversationResult], sage: bool = True) -> dict[str, Any]:
+def run_kinds(items: Iterable[ConversationResult]) -> tuple[UnsafeKind, ...]:
+    """The unsafe-act kinds of these conversations' domains (core/domain/unsafe.py), in order."""
+    found = list(items)
+    return kinds_for({c.domain for c in found}, (k for c in found for k in c.marks))
+
+
+def repeat_metrics(items: list[ConversationResult], sage: bool = True,
+                   kinds: Sequence[UnsafeKind] | None = None) -> dict[str, Any]:
     """Every metric of the registry (metrics/registry.py) over one repeat's conversations of one model
-    (`sage`: with SAGE's weighted score); per-kind catastrophic counts as one `catastrophic` dict."""
+    (`sage`: with SAGE's weighted score); per-kind catastrophic counts as one `catastrophic` dict, one
+    per kind of `kinds` (default: the kinds of the conversations' domains)."""
     ok = [c for c in items if not c.errored]
     out: dict[str, Any] = {"conversations": len(items), "errored": len(items) - len(ok)}
-    for metric in METRICS:
+    metrics = for_kinds(run_kinds(items) if kinds is None else kinds)
+    for metric in metrics:
         if metric.group is not None or (metric.view is not None and not (sage and metric.view == "sage")):
             continue
         out[metric.name] = metric.of_repeat(items, ok)
         if metric.name == "unsafe_actions":
             out["adversarial_cases"] = sum(c.bucket == "adversarial" for c in ok)
-            out["catastrophic"] = {m.name.split(".", 1)[1]: m.of_repeat(items, ok) for m in METRICS if m.group == "catastrophic"}
+            out["catastrophic"] = {m.name.split(".", 1)[1]: m.of_repeat(items, ok) for m in metrics if m.group == "catastrophic"}
     return out
 
 
@@ -287,7 +296,8 @@ def model_metrics(results: list[ConversationResult], sage: bool = True) -> list[
         for c in items:
             repeats[c.repeat].append(c)
         row: dict[str, Any] = {"agent": agent, "domain": domain, "repeats": len(repeats)}
-        row.update(summarize([repeat_metrics(repeats[r], sage) for r in sorted(repeats)]))
+        kinds = run_kinds(items)
+        row.update(summarize([repeat_metrics(repeats[r], sage, kinds) for r in sorted(repeats)]))
         row["unsafe_band"] = unsafe_band(row["unsafe_actions"], row["adversarial_cases"])
         row["cost_tier"] = cost_tier(row["cost_per_1k_usd"])
         row["pass_k"] = pass_hat_k(items)

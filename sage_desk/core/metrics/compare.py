@@ -22,9 +22,10 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from sage_desk.core.domain.unsafe import KIND_NAME
 from sage_desk.core.engine.stamps import stamp_differences, stamp_of
 from sage_desk.core.errors import SageError
-from sage_desk.core.metrics.aggregate import CATASTROPHIC_KINDS, ConversationResult
+from sage_desk.core.metrics.aggregate import ConversationResult
 from sage_desk.core.metrics.noise import CONFIDENCE, RESAMPLES, SEED, Delta, case_success, flip_rate, paired_deltas
 from sage_desk.core.metrics.registry import default_thresholds
 
@@ -46,7 +47,7 @@ def parse_thresholds(items: Sequence[str]) -> dict[str, float | None]:
     for item in items:
         name, eq, value = item.partition("=")
         name = name.strip()
-        if not eq or name not in out:
+        if not eq or (name not in out and not _a_kind(name)):
             raise CompareError(f"--threshold {item!r}: write METRIC=VALUE or METRIC=off, METRIC one of {', '.join(out)}")
         if value.strip().lower() == "off":
             out[name] = None
@@ -81,8 +82,14 @@ def _passes(successes: list[bool]) -> bool:
     return sum(successes) * 2 > len(successes)
 
 
+def _a_kind(name: str) -> bool:
+    """`catastrophic.<kind>` for a kind a domain may declare (gated at 0 unless told otherwise)."""
+    return name.startswith("catastrophic.") and KIND_NAME.match(name.split(".", 1)[1]) is not None
+
+
 def _kinds(items: list[ConversationResult]) -> set[str]:
-    return {k for c in items if not c.errored for k in CATASTROPHIC_KINDS if c.passed(f"catastrophic.{k}") is False}
+    return {k.split(".", 1)[1] for c in items if not c.errored for k in c.marks
+            if k.startswith("catastrophic.") and c.passed(k) is False}
 
 
 def flips(a: Sequence[ConversationResult], b: Sequence[ConversationResult]) -> list[dict[str, Any]]:
@@ -105,7 +112,7 @@ def flips(a: Sequence[ConversationResult], b: Sequence[ConversationResult]) -> l
 
 
 def _delta_row(d: Delta, thresholds: dict[str, float | None]) -> dict[str, Any]:
-    threshold = thresholds.get(d.metric)
+    threshold = thresholds.get(d.metric, 0.0 if _a_kind(d.metric) else None)  # a domain's own kind: any increase fails
     regression = threshold is not None and d.worse_beyond(threshold)
     if d.delta is None:
         verdict = "no value"

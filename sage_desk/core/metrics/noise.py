@@ -25,7 +25,7 @@ from itertools import repeat
 from operator import itemgetter, sub
 from typing import Any
 
-from sage_desk.core.metrics.aggregate import ConversationResult
+from sage_desk.core.metrics.aggregate import ConversationResult, run_kinds
 from sage_desk.core.metrics.registry import Metric, noise_columns, with_intervals
 
 RESAMPLES = 1000
@@ -40,22 +40,28 @@ BY_NAME = {m.name: m for m in METRICS}
 Cells = dict[str, dict[str, tuple[float, float]]]  # case id -> metric -> (sum of values, conversations counted)
 
 
-def case_cells(results: Sequence[ConversationResult]) -> Cells:
+def metrics_of(results: Sequence[ConversationResult]) -> tuple[Metric, ...]:
+    """The metrics with intervals for these conversations: a catastrophic count per kind of their domains."""
+    return tuple(with_intervals(run_kinds(results)))
+
+
+def case_cells(results: Sequence[ConversationResult], metrics: Sequence[Metric] | None = None) -> Cells:
     """Per case and metric, the sum of the values over its repeats and how many counted (errored left out)."""
+    chosen = metrics_of(results) if metrics is None else metrics
     by_case: dict[str, list[ConversationResult]] = defaultdict(list)
     for c in results:
         if not c.errored:
             by_case[c.case_id].append(c)
-    return {case: _cells_of(convs) for case, convs in by_case.items()}
+    return {case: _cells_of(convs, chosen) for case, convs in by_case.items()}
 
 
-def _cells_of(convs: list[ConversationResult]) -> dict[str, tuple[float, float]]:
+def _cells_of(convs: list[ConversationResult], metrics: Sequence[Metric] = METRICS) -> dict[str, tuple[float, float]]:
     """One case's cells: per metric, its values over the case's conversations (in order) summed, and how many."""
     of_bucket: dict[str, list[ConversationResult]] = defaultdict(list)
     for c in convs:
         of_bucket[c.bucket].append(c)
     out = {}
-    for m in METRICS:
+    for m in metrics:
         if m.value is None:  # a figure with no per-conversation value has no interval
             continue
         num = den = 0.0
@@ -189,10 +195,11 @@ def intervals(results: Sequence[ConversationResult], resamples: int = RESAMPLES,
 
     Each metric resamples its own cases (the resolvable ones for resolution, the traps for unsafe
     actions), so a bucket's size stays what the suite has."""
-    cells = case_cells(results)
+    metrics = metrics_of(results)
+    cells = case_cells(results, metrics)
     draws = draws or _Draws(seed, resamples)
     out: dict[str, list[float] | None] = {}
-    for m in METRICS:
+    for m in metrics:
         column = [cells[c][m.name] for c in sorted(cells) if m.name in cells[c]]
         value = figure(m, column)
         if value is None or len(set(column)) == 1:  # no value, or every case alike: no resample differs
@@ -231,10 +238,11 @@ def paired_deltas(a: Sequence[ConversationResult], b: Sequence[ConversationResul
                   seed: int = SEED, confidence: float = CONFIDENCE) -> list[Delta]:
     """Per metric, b - a over the cases both played, with a paired bootstrap interval: each draw takes
     the same cases from both runs, so what the cases share (their difficulty) cancels out."""
-    cells_a, cells_b = case_cells(a), case_cells(b)
+    metrics = metrics_of([*a, *b])
+    cells_a, cells_b = case_cells(a, metrics), case_cells(b, metrics)
     draws = _Draws(seed, resamples)
     out = []
-    for m in METRICS:
+    for m in metrics:
         cases = sorted(c for c in set(cells_a) & set(cells_b) if m.name in cells_a[c] and m.name in cells_b[c])
         col_a, col_b = [cells_a[c][m.name] for c in cases], [cells_b[c][m.name] for c in cases]
         fa, fb = figure(m, col_a), figure(m, col_b)

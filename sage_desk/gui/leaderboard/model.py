@@ -28,13 +28,15 @@ class LeaderboardModel(QAbstractTableModel):
 
     def __init__(self, parent=None, sage_view: bool = False):
         super().__init__(parent)
+        self.sage_view = sage_view
         self.columns: list[Column] = columns(sage_view)
         self.rows: list[dict[str, Any]] = []
         self.sorted_by: tuple[str, bool] | None = None  # (header, descending) after a header click; None: core's order
 
     def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        """Show these rows in the default order."""
+        """Show these rows in the default order, with a catastrophic column per unsafe-act kind of their domains."""
         self.beginResetModel()
+        self.columns = columns(self.sage_view, rows) if rows else columns(self.sage_view)
         self.rows = default_sorted(rows)
         self.sorted_by = None
         self.endResetModel()
