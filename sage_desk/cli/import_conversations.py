@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(summary.duplicates)} already imported (same content), left out", file=err)
     if args.redact:
         print(f"masked: {summary.masked}", file=err)
-    _warn_unknown_tools(summary.unknown_tools, args.domain)
+    _warn_unknown_tools(summary.unknown_tools, summary.domain or args.domain)
     if summary.run_id is None:
         print("nothing new to import", file=err)
         return OK

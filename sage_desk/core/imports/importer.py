@@ -52,6 +52,7 @@ class ImportSummary:
     placed: int = 0  # on exactly one path
     unplaced: int = 0  # several paths fit: some verdicts need a slot
     unknown_tools: Counter[str] = field(default_factory=Counter)  # tool name -> calls, names the domain does not know
+    domain: str = ""  # the domain's name (the --domain given may be a folder)
     provisional: int = 0  # conversations with a verdict resting on the agent's own tag
 
 
@@ -185,7 +186,7 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
     parsed, problems = read_files(files, fmt)
     if problems and not skip_bad:
         raise InputError(problems)
-    summary = ImportSummary(read=len(parsed), skipped=problems)
+    summary = ImportSummary(read=len(parsed), skipped=problems, domain=bundle.name)
     hashes = [p.content_hash() for p in parsed]
     known = store.known_content_hashes(hashes)
     redactor = Redactor()

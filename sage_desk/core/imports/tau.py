@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sage_desk.core.errors import Problem
-from sage_desk.core.events import CustomerMessage, Handover
+from sage_desk.core.events import CustomerMessage, Handover, ToolCall
 from sage_desk.core.imports.formats import Parsed, _Builder, _mapping, _read, _text
 
 TRANSFER = "transfer_to_human_agents"
@@ -45,7 +45,8 @@ def _reward(value: Any) -> float | None:
 def _call(build: _Builder, call_id: str, name: str, arguments: Any) -> None:
     build.call(call_id, name, arguments)
     if name == TRANSFER:
-        summary = arguments.get("summary", "") if isinstance(arguments, dict) else ""
+        decoded = build.events[-1].arguments if isinstance(build.events[-1], ToolCall) else None  # JSON text decoded
+        summary = decoded.get("summary", "") if isinstance(decoded, dict) else ""
         build.emit(Handover(reason=str(summary)))
 
 

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 OTHER_FOLDER = "Other folder…"
 FORMAT_HELP = {
     "openai": "openai — one {id, messages, metadata} per JSONL line (chat API messages)",
+    "tau-bench": "tau-bench — a trajectory list (task_id, trial, reward, traj)",
     "tau2": "tau2 — a tau2-bench results file (simulations with their messages)",
     "events": "events — SAGE Desk's own records (sage-desk export-results --events)",
 }
@@ -365,6 +366,6 @@ def show_import_dialog(window: Any) -> ImportDialog:
 def import_action(window: Any) -> QAction:
     """File > Import Conversations… for the main window."""
     action = QAction("Import Conversations…", window)
-    action.setStatusTip("Import production conversation logs (OpenAI messages, tau2-bench results, events) as a run")
+    action.setStatusTip("Import production conversation logs (OpenAI messages, tau-bench and tau2-bench results, events) as a run")
     action.triggered.connect(lambda _checked=False: show_import_dialog(window))
     return action

@@ -63,6 +63,14 @@ def summary_rows(summary: ImportSummary, redact: bool, files: int = 1) -> list[t
         rows += [("On one path", f"{s.placed}: placed on one path of the graph, their verdicts scored"),
                  ("Need a slot", f"<b>{s.unplaced}</b>: several paths fit, so some verdicts read <i>needs slot</i> "
                                  "until you set it in Review's Slots panel" if s.unplaced else "0")]
+    if s.unknown_tools:  # never silent: what those calls did cannot be read, so their verdicts are unscored
+        names = ", ".join(f"{escape(n)} ({c})" for n, c in sorted(s.unknown_tools.items(), key=lambda kv: (-kv[1], kv[0])))
+        rows.append(("Unknown tools", f"<span style='color:{FAIL}'>{len(s.unknown_tools)} tool name"
+                                      f"{'s are not tools' if len(s.unknown_tools) != 1 else ' is not a tool'} of domain "
+                                      f"{escape(s.domain)}: {names}</span>; verdicts on what those calls did are unscored"))
+    if s.provisional:
+        rows.append(("Provisional", f"{s.provisional}: some verdicts rest only on the agent's own tag, shown apart until "
+                                    "you set the slot"))
     return rows
 
 
