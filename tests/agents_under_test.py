@@ -93,8 +93,10 @@ class AgentServer:
         body = await request.json()
         self.requests.append(body)
         self.headers.append(dict(request.headers))
-        if self.reply is not None:
-            return web.json_response(self.reply(body))
+        if self.reply is not None:  # a canned answer: a message, or (HTTP status, body)
+            answer = self.reply(body, dict(request.headers))
+            status, answer = answer if isinstance(answer, tuple) else (200, answer)
+            return web.json_response(answer, status=status)
         agent = self._agents.setdefault(body["conversation_id"], BaselineBehind(self.baseline))
         message = await agent.respond(body["messages"], body["tools"])
         if self.mcp:
@@ -138,3 +140,13 @@ class AgentServer:
     def __exit__(self, *_exc: object) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+
+
+class _Broken:
+    async def respond(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        return {}["order"]  # a bug in the user's agent
+
+
+def broken() -> _Broken:
+    """`python:agents_under_test:broken`: its respond raises."""
+    return _Broken()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from typing import Any
 
+from sage_desk.cli._agent import add_agent_options, agent_fields, given
 from sage_desk.cli._common import OK, USAGE, fail, fail_error
 from sage_desk.cli._store import add_db_option, open_store
 from sage_desk.core.errors import SageError
@@ -18,10 +20,20 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--times", type=int, default=20, metavar="N", help="how many times to play it (default 20)")
     parser.add_argument("--agent", metavar="MODEL", help="another agent to put at the fork (default: the conversation's own)")
     parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for the agent (default: the run's)")
+    add_agent_options(parser)
     parser.add_argument("--seed", type=int, default=None, help="first sample's seed (default: the conversation's); +1 per sample")
     parser.add_argument("--format", choices=["table", "json"], default="table")
     add_db_option(parser)
     parser.set_defaults(handler=run)
+
+
+def _settings(args: argparse.Namespace, spec: Any) -> Any:
+    """The agent's prompt, parameters and headers: those given here, else the run's own."""
+    if not given(args):
+        return spec.agent_settings()
+    from sage_desk.core.engine.runner import RunSpec
+
+    return RunSpec(domain=spec.domain, agents=[], **agent_fields(args)).agent_settings()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,9 +52,15 @@ def run(args: argparse.Namespace) -> int:
         model = args.agent or convo.agent
         if spec.imported is not None and not args.agent:
             return fail(f"{convo.id} was imported: name the agent to replay it with (--agent MODEL)", USAGE)
-        make = agent_maker(model, args.api_base or spec.api_base_for("agent"))
+        settings = _settings(args, spec)
+        if settings.tools_server:
+            return fail(f"{convo.id} was played by an agent with its own tool layer (--tools-server): "
+                        "replay plays tool calls in SAGE Desk's world, so it cannot fork that agent yet", USAGE)
+        make = agent_maker(model, args.api_base or spec.api_base_for("agent"), settings)
         seed = args.seed if args.seed is not None else (convo.seed or 0)
         result = asyncio.run(replay(convo.id, case, bundle, store.events(convo.id), args.from_turn, args.times, make, model, seed))
+    except ValueError as exc:  # a bad --agent-prompt, --agent-param or --agent-header
+        return fail(str(exc), getattr(exc, "code", USAGE))
     except SageError as exc:
         return fail_error(exc)
     if args.format == "json":

@@ -133,12 +133,31 @@ def _execute(args: argparse.Namespace, store: Store) -> int:
         print(f"\ninterrupted; finish it with: sage-desk run --resume {run_id}", file=sys.stderr)
         return 130
     print(summary(progress), file=sys.stderr)
+    if progress.errored:
+        for line in error_reasons(store, run_id):
+            print(line, file=sys.stderr)
     left = progress.errored + progress.unfinished + progress.unjudged
     if left:
         print(f"not complete: play the errored, unfinished and unjudged conversations again with: "
               f"sage-desk run --resume {run_id}", file=sys.stderr)
     print(run_id)
     return OK if left == 0 else PROBLEMS
+
+
+MAX_REASONS = 10
+
+
+def error_reasons(store: Store, run_id: str) -> list[str]:
+    """Why the run's conversations errored: each reason once, with its count, most frequent first."""
+    from collections import Counter
+
+    reasons = Counter((c.error or "no reason recorded").strip().splitlines()[0]
+                      for c in store.conversations(run_id, status="errored"))
+    lines = [f"  errored {count}x: {reason}" for reason, count in reasons.most_common(MAX_REASONS)]
+    if len(reasons) > MAX_REASONS:
+        rest = sum(n for _, n in reasons.most_common()[MAX_REASONS:])
+        lines.append(f"  errored {rest}x: {len(reasons) - MAX_REASONS} other reasons (sage-desk conversations --run {run_id})")
+    return lines
 
 
 def summary(progress: Any) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 from agents_under_test import AgentServer
+from fakes import FakeReply, FakeToolCall
 
 from sage_desk.cli import main
 from sage_desk.core.store import Store
@@ -86,3 +87,428 @@ def test_an_agent_with_its_own_mcp_tool_layer_gets_the_verdicts_of_its_behaviour
     convo = next(c for c in store.conversations(run_id) if c.case_id == "nl-001")
     calls = [e for e in store.events(convo.id) if e.type == "tool_call"]
     assert calls and [c.call_id for c in calls] == [f"mcp_{i}" for i in range(1, len(calls) + 1)]  # the server's, in order
+
+
+# --- an agent the engine cannot talk to -------------------------------------------------------
+
+
+def _errors(db: str, run_id: str) -> dict[str, str]:
+    return {c.agent: c.error for c in Store(db).conversations(run_id, status="errored")}
+
+
+def test_a_refused_connection_errors_only_that_agents_conversations_with_one_line(tmp_path, capsys):
+    from fakes import FakeOpenAIServer
+
+    with FakeOpenAIServer() as dead:
+        pass  # stopped: its port refuses connections now
+    url = f"http://127.0.0.1:{dead.port}/agent"
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    code = main(
+        [
+            "run",
+            "--db",
+            db,
+            "--domain",
+            "northline",
+            "--cases",
+            "nl-001,nl-002",
+            "--repeats",
+            "1",
+            "--quiet",
+            "--agent",
+            "baseline:oracle",
+            "--agent",
+            url,
+            "--agent-param",
+            "max_retries=0",
+        ]
+    )
+    assert code == 1
+    run_id = Store(db).latest_run_id()
+    assert run_id is not None
+    convos = Store(db).conversations(run_id)
+    assert {c.status for c in convos if c.agent == "baseline:oracle"} == {"finished"}  # nothing else is affected
+    assert _errors(db, run_id) == {url: f"agent {url}: cannot connect (connection refused)"}
+    err = capsys.readouterr().err
+    assert f"errored 2x: agent {url}: cannot connect (connection refused)" in err
+    assert err.count("connection refused") == 1  # each reason once, with its count
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ({"hello": "there"}, "its reply is not an assistant message: no 'content' or 'tool_calls' (keys: hello)"),
+        ({"role": "user", "content": "hi"}, "its reply is a 'user' message, not an assistant message"),
+        (
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "refund_everything", "arguments": "{}"}}],
+            },
+            "called a tool the domain northline lacks: 'refund_everything'",
+        ),
+    ],
+)
+def test_a_reply_the_engine_cannot_use_errors_the_conversation_naming_the_agent(tmp_path, reply, problem):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with AgentServer("oracle", reply=lambda body, headers: reply) as agent:
+        code = main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                "nl-001",
+                "--repeats",
+                "1",
+                "--quiet",
+                "--agent",
+                agent.url,
+                "--agent",
+                "baseline:oracle",
+            ]
+        )
+    assert code == 1
+    run_id = Store(db).latest_run_id()
+    error = _errors(db, run_id)[agent.url]
+    assert error.startswith(f"agent {agent.url}: {problem}") and "\n" not in error
+    assert {c.status for c in Store(db).conversations(run_id, agent="baseline:oracle")} == {"finished"}
+
+
+def test_a_python_agent_that_raises_errors_its_conversation(tmp_path):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    code = main(
+        [
+            "run",
+            "--db",
+            db,
+            "--domain",
+            "northline",
+            "--cases",
+            "nl-001",
+            "--repeats",
+            "1",
+            "--quiet",
+            "--agent",
+            "python:agents_under_test:broken",
+        ]
+    )
+    assert code == 1
+    error = _errors(db, Store(db).latest_run_id())["python:agents_under_test:broken"]
+    assert error == "agent python:agents_under_test:broken: respond raised KeyError: 'order'"
+
+
+def test_a_python_agent_that_does_not_import_is_refused_before_the_run(tmp_path, capsys):
+    code = main(
+        [
+            "run",
+            "--db",
+            f"sqlite:///{tmp_path / 'runs.db'}",
+            "--domain",
+            "northline",
+            "--quiet",
+            "--agent",
+            "python:no_such_module_here:make",
+        ]
+    )
+    assert code == 1
+    assert (
+        "agent python:no_such_module_here:make: cannot import no_such_module_here (ModuleNotFoundError" in capsys.readouterr().err
+    )
+
+
+# --- headers: from the environment, never stored -------------------------------------------------
+
+SECRET = "sk-agent-7f3a9c2e5d1b"
+
+
+def test_header_values_come_from_the_environment_and_are_never_stored(tmp_path, monkeypatch, capsys, caplog):
+    monkeypatch.setenv("AGENT_TOKEN", SECRET)
+    path = tmp_path / "runs.db"
+    db = f"sqlite:///{path}"
+    with AgentServer("oracle") as agent:
+        code = main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                "nl-001",
+                "--repeats",
+                "1",
+                "--quiet",
+                "--agent",
+                agent.url,
+                "--agent-header",
+                "Authorization: Bearer $AGENT_TOKEN",
+                "--agent-header",
+                "X-Team: qa",
+            ]
+        )
+    assert code == 0
+    assert {h["Authorization"] for h in agent.headers} == {f"Bearer {SECRET}"}
+    assert {h["X-Team"] for h in agent.headers} == {"qa"}
+    run_id = Store(db).latest_run_id()
+    assert Store(db).get_run(run_id).config["agent_headers"] == ["Authorization: Bearer $AGENT_TOKEN", "X-Team: qa"]
+    assert main(["export-results", "--db", db, "--events"]) == 0
+    assert main(["show", "--db", db, "--run", run_id, "--case", "nl-001"]) == 0
+    captured = capsys.readouterr()
+    assert "nl-001" in captured.out and SECRET not in captured.out + captured.err + caplog.text
+    for file in tmp_path.iterdir():  # the database and its WAL
+        assert SECRET.encode() not in file.read_bytes(), file
+
+
+def test_an_agent_echoing_its_token_has_it_masked_in_errors_and_transcripts(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENT_TOKEN", SECRET)
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+
+    def echo(body, headers):
+        if len(body["messages"]) > 2:
+            return 401, {"error": {"message": f"token {headers['Authorization']} is not allowed"}}
+        return {
+            "role": "assistant",
+            "content": f"your token is {SECRET}",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": {"order_id": SECRET}}}
+            ],
+        }
+
+    with AgentServer("oracle", reply=echo) as agent:
+        main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                "nl-001",
+                "--repeats",
+                "1",
+                "--quiet",
+                "--agent",
+                agent.url,
+                "--agent-header",
+                "Authorization: Bearer $AGENT_TOKEN",
+            ]
+        )
+    store = Store(db)
+    (convo,) = store.conversations(store.latest_run_id())
+    assert convo.status == "errored" and convo.error.startswith(f"agent {agent.url}: HTTP 401: ")
+    texts = [convo.error, *(e.model_dump_json() for e in store.events(convo.id))]
+    assert "***" in texts[0] and not any(SECRET in t for t in texts)
+    assert any("your token is ***" in t for t in texts)
+
+
+def test_a_resume_refuses_a_header_whose_variable_is_unset(tmp_path, monkeypatch, capsys):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    monkeypatch.setenv("AGENT_TOKEN", SECRET)
+    with AgentServer("oracle") as agent:
+        code = main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                "nl-001",
+                "--repeats",
+                "1",
+                "--quiet",
+                "--agent",
+                agent.url,
+                "--agent-header",
+                "Authorization: Bearer $AGENT_TOKEN",
+            ]
+        )
+        assert code == 0
+        run_id = Store(db).latest_run_id()
+        monkeypatch.delenv("AGENT_TOKEN")
+        capsys.readouterr()
+        assert main(["run", "--db", db, "--resume", run_id, "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "--agent-header reads $AGENT_TOKEN, which is not set in this environment" in err
+
+
+def test_a_secret_typed_into_a_header_or_parameter_is_refused(tmp_path, capsys):
+    base = ["run", "--db", f"sqlite:///{tmp_path / 'runs.db'}", "--domain", "northline", "--agent", "http://127.0.0.1:9/a"]
+    assert main([*base, "--agent-header", f"Authorization: Bearer {SECRET}"]) == 2
+    assert "put the secret in an environment variable" in capsys.readouterr().err
+    assert main([*base, "--agent-param", f"api_key={SECRET}"]) == 2
+    assert "a secret is never a parameter" in capsys.readouterr().err
+    assert not (tmp_path / "runs.db").exists()
+
+
+# --- your prompt and parameters with any model -------------------------------------------------
+
+
+def _model_agent(request):
+    """A model that looks the order up once, then closes the ticket."""
+    if any(m["role"] == "tool" for m in request["messages"]):
+        return FakeReply("Done.", [FakeToolCall("close_ticket", {"outcome": "resolved", "summary": "ok"})])
+    return [FakeToolCall("lookup_order", {"order_id": "NL-1001"})]
+
+
+def test_the_prompt_file_is_what_the_model_received_and_compare_names_it(tmp_path, capsys, northline):
+    from fakes import FakeOpenAIServer
+
+    prompt = tmp_path / "support-v2.txt"
+    prompt.write_text('You are Northline\'s careful agent. Quote {"json": true} as is.\n\nPOLICY:\n{policy}\n')
+    no_policy = tmp_path / "bare.txt"
+    no_policy.write_text("Be brief.")
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    base = [
+        "run",
+        "--db",
+        db,
+        "--domain",
+        "northline",
+        "--cases",
+        "nl-001",
+        "--repeats",
+        "1",
+        "--quiet",
+        "--agent",
+        "openai/house-model",
+    ]
+    with FakeOpenAIServer(_model_agent) as model:
+        assert main([*base, "--api-base", model.base_url]) == 0
+        ours = Store(db).latest_run_id()
+        sent_ours = model.requests[0]["messages"][0]["content"]
+        model.requests.clear()
+        assert (
+            main(
+                [
+                    *base,
+                    "--api-base",
+                    model.base_url,
+                    "--agent-prompt",
+                    str(prompt),
+                    "--agent-param",
+                    "temperature=0.2",
+                    "--agent-param",
+                    "max_tokens=800",
+                ]
+            )
+            == 0
+        )
+        theirs = Store(db).latest_run_id()
+        first = model.requests[0]
+        assert first["messages"][0] == {
+            "role": "system",
+            "content": prompt.read_text().replace("{policy}", northline.policy.strip()),
+        }
+        assert (first["temperature"], first["max_tokens"]) == (0.2, 800)
+        assert all(r["messages"][0] == first["messages"][0] for r in model.requests)
+        model.requests.clear()
+        assert main([*base, "--api-base", model.base_url, "--agent-prompt", str(no_policy)]) == 0
+        assert model.requests[0]["messages"][0] == {"role": "system", "content": "Be brief."}  # no {policy}: no policy
+    assert northline.policy.strip()[:60] in sent_ours
+    capsys.readouterr()
+    assert main(["compare", ours, theirs, "--db", db]) in (0, 1)
+    out = capsys.readouterr().out
+    assert f"agent prompt differs: SAGE Desk's own (" in out and f"{prompt} (" in out
+    assert "temperature=0.2" in out and "max_tokens=800" in out
+
+
+# --- replay through the same interface -----------------------------------------------------------
+
+
+def _replay(capsys, *args):
+    import json
+
+    capsys.readouterr()
+    code = main(["replay", *args, "--format", "json"])
+    out = capsys.readouterr()
+    return code, (json.loads(out.out) if code == 0 else out.err)
+
+
+def test_replay_forks_a_python_and_an_http_agent(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with AgentServer("oracle") as agent:
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    db,
+                    "--domain",
+                    "northline",
+                    "--cases",
+                    "nl-145",
+                    "--repeats",
+                    "1",
+                    "--quiet",
+                    "--agent",
+                    "python:agents_under_test:oracle",
+                    "--agent",
+                    agent.url,
+                ]
+            )
+            == 0
+        )
+        by_agent = {c.agent: c for c in Store(db).conversations()}
+        for spec in ("python:agents_under_test:oracle", agent.url):
+            code, data = _replay(capsys, by_agent[spec].id, "--from-turn", "1", "--times", "3", "--db", db)
+            assert code == 0, data
+            assert data["original"] == "open_carrier_trace then close:resolved"
+            assert [(r["action"], r["count"]) for r in data["actions"]] == [(data["original"], 3)]
+        served = len(agent.requests)
+        code, data = _replay(
+            capsys,
+            by_agent["python:agents_under_test:oracle"].id,
+            "--from-turn",
+            "1",
+            "--times",
+            "2",
+            "--agent",
+            agent.url,
+            "--db",
+            db,
+        )  # another agent at the fork
+        assert code == 0 and data["actions"][0]["count"] == 2 and len(agent.requests) > served
+
+
+def test_replay_sends_the_runs_prompt_file_unless_given_another(tmp_path, capsys):
+    from fakes import FakeOpenAIServer
+
+    prompt, other = tmp_path / "v1.txt", tmp_path / "v2.txt"
+    prompt.write_text("Prompt one. {policy}")
+    other.write_text("Prompt two.")
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with FakeOpenAIServer(_model_agent) as model:
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    db,
+                    "--domain",
+                    "northline",
+                    "--cases",
+                    "nl-001",
+                    "--repeats",
+                    "1",
+                    "--quiet",
+                    "--agent",
+                    "openai/house-model",
+                    "--api-base",
+                    model.base_url,
+                    "--agent-prompt",
+                    str(prompt),
+                ]
+            )
+            == 0
+        )
+        (convo,) = Store(db).conversations()
+        model.requests.clear()
+        assert _replay(capsys, convo.id, "--from-turn", "1", "--times", "1", "--db", db)[0] == 0
+        assert model.requests[0]["messages"][0]["content"].startswith("Prompt one. ")
+        model.requests.clear()
+        assert _replay(capsys, convo.id, "--from-turn", "1", "--times", "1", "--db", db, "--agent-prompt", str(other))[0] == 0
+        assert model.requests[0]["messages"][0]["content"] == "Prompt two."

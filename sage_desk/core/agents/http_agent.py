@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.agents.base import AgentAction, ConversationView
 from sage_desk.core.agents.protocol import AgentError, AgentSettings, action_of_reply
-from sage_desk.core.llm.redact import redact
+from sage_desk.core.llm.redact import MASK, redact
 
 if TYPE_CHECKING:
     from sage_desk.core.domain.loader import DomainBundle
@@ -108,10 +108,10 @@ class HttpAgent:
 
     async def post(self, body: dict[str, Any], headers: dict[str, str]) -> Any:
         """The decoded reply, retried as a model call is; raises `AgentError` when it gives up."""
-        secrets = list(headers.values())
+        secrets = [os.environ.get(v) for v in header_variables(self.settings.headers)]
         for attempt in range(self.max_retries + 1):
             try:
-                return await self._post_once(body, headers)
+                return await self._post_once(body, headers, secrets)
             except _Transient as exc:
                 if attempt == self.max_retries:
                     tries = f" after {attempt + 1} attempts" if attempt else ""
@@ -122,7 +122,7 @@ class HttpAgent:
                 raise AgentError(self.name, redact(exc.problem, secrets)) from None
         raise AssertionError("unreachable: the loop returns or raises")
 
-    async def _post_once(self, body: dict[str, Any], headers: dict[str, str]) -> Any:
+    async def _post_once(self, body: dict[str, Any], headers: dict[str, str], secrets: list[str | None]) -> Any:
         import aiohttp
 
         try:
@@ -143,7 +143,11 @@ class HttpAgent:
         if status >= 400:
             raise AgentError(self.name, f"HTTP {status}: {_snippet(raw)}")
         try:
-            return json.loads(raw)
+            text = raw.decode("utf-8")
+            for secret in secrets:  # an agent that echoes its token: never into the transcript
+                if secret and len(secret) >= 8:
+                    text = text.replace(secret, MASK)
+            return json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise AgentError(self.name, f"its reply is not JSON (HTTP {status}): {_snippet(raw)}") from None
 

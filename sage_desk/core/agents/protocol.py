@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 POLICY_MARK = "{policy}"
 """Where a prompt file wants the domain's policy; a file without it gets no policy."""
 KINDS = ("model", "http", "python", "baseline")
+SECRET_NAME = re.compile(r"(^|[_-])(api_?keys?|keys?|secrets?|password|passwd|token|access_token|authorization)$", re.IGNORECASE)
+"""A parameter name that holds a secret (api_key, token ...), never one that counts tokens (max_tokens)."""
 
 
 class AgentError(SageError):
@@ -92,7 +94,7 @@ def parse_param(text: str) -> tuple[str, Any]:
     key = key.strip()
     if not eq or not re.fullmatch(r"[A-Za-z_][\w.-]*", key):
         raise ValueError(f"--agent-param {text!r}: write it as name=value (e.g. temperature=0.2)")
-    if re.search(r"key|token|secret|password", key, re.IGNORECASE):
+    if SECRET_NAME.search(key):
         raise ValueError(
             f"--agent-param {key}: a secret is never a parameter (it would be kept with the run); "
             "models read keys from the environment or keyring, HTTP agents from --agent-header '$VAR's"

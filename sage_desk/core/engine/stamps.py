@@ -23,7 +23,6 @@ LABELS = {"sop": "SOP graph", "policy": "policy", "world": "world", "domain": "d
           "suite": "case suite", "agent_prompt": "agent prompt", "customer_prompt": "customer prompt",
           "judge_prompt": "judge prompt and rubric", "app_version": "app version", "seed": "seed",
           "repeats": "repeats", "models": "models"}
-_SECRET_OPTIONS = ("key", "secret", "token", "password", "client")
 
 
 def content_hash(value: Any) -> str:
@@ -37,6 +36,13 @@ def content_hash(value: Any) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+def _secret_option(name: str) -> bool:
+    """Whether an option holds a key, token or client object (max_tokens counts tokens: it is kept)."""
+    from sage_desk.core.agents.protocol import SECRET_NAME
+
+    return name == "client" or bool(SECRET_NAME.search(name))
+
+
 def _graph_content(graph: Any) -> dict[str, Any]:
     data = graph.model_dump(mode="json")
     for node in data.get("nodes", []):
@@ -47,7 +53,7 @@ def _graph_content(graph: Any) -> dict[str, Any]:
 def _public_options(options: dict[str, Any] | None) -> dict[str, Any]:
     """Model parameters worth recording: never keys, tokens or client objects."""
     return {k: v for k, v in sorted((options or {}).items())
-            if not any(word in k.lower() for word in _SECRET_OPTIONS) and isinstance(v, str | int | float | bool | None)}
+            if not _secret_option(k) and isinstance(v, str | int | float | bool | None)}
 
 
 def _model(role: str, name: str, api_base: str | None, defaults: dict[str, Any], options: dict[str, Any] | None) -> dict[str, Any]:
@@ -80,7 +86,8 @@ def run_stamp(spec: Any, bundle: Any, cases: Sequence[Any], agent_options: dict[
         "sop": content_hash(_graph_content(bundle.graph)), "policy": content_hash(bundle.policy),
         "world": _file_hash(bundle.dir / bundle.domain.world), "domain": _file_hash(bundle.dir / "domain.yaml"),
         "suite": content_hash(suite), "cases": len(suite),
-        "agent_prompt": content_hash(getattr(spec, "agent_prompt", None) or prompts.AGENT_SYSTEM), "customer_prompt": content_hash(prompts.CUSTOMER_SYSTEM),
+        "agent_prompt": content_hash(getattr(spec, "agent_prompt", None) or prompts.AGENT_SYSTEM),
+        "agent_prompt_file": getattr(spec, "agent_prompt_file", None),  # named when a prompt change is reported "customer_prompt": content_hash(prompts.CUSTOMER_SYSTEM),
         "judge_prompt": judge_prompt, "seed": spec.seed, "repeats": spec.repeats, "models": models,
     }
 
@@ -119,7 +126,11 @@ def stamp_differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> lis
                  "text": f"{which} has no stamp (created before stamps, or imported): what it ran is unknown"}]
     out = []
     for key in (*HASHED, "app_version", "seed", "repeats"):
-        if a.get(key) != b.get(key):
+        if key == "agent_prompt" and a.get(key) != b.get(key):
+            before, after = _prompt_source(a), _prompt_source(b)
+            out.append({"key": key, "label": LABELS[key], "a": a.get(key), "b": b.get(key),
+                        "text": f"{LABELS[key]} differs: {before} -> {after}"})
+        elif a.get(key) != b.get(key):
             out.append({"key": key, "label": LABELS[key], "a": a.get(key), "b": b.get(key),
                         "text": f"{LABELS[key]} differs: {a.get(key)} -> {b.get(key)}"})
     roles_a, roles_b = _models_by_role(a), _models_by_role(b)
@@ -129,6 +140,12 @@ def stamp_differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> lis
             out.append({"key": f"models.{role}", "label": f"{role} model", "a": roles_a.get(role), "b": roles_b.get(role),
                         "text": f"{role} model differs: {before} -> {after}"})
     return out
+
+
+def _prompt_source(stamp: dict[str, Any]) -> str:
+    """Where a stamp's agent prompt came from, with its hash: a prompt file, or SAGE Desk's own."""
+    source, digest = stamp.get("agent_prompt_file"), stamp.get("agent_prompt")
+    return f"{source} ({digest})" if source else f"SAGE Desk's own ({digest})"
 
 
 def describe(stamp: dict[str, Any] | None) -> str:
