@@ -34,6 +34,8 @@ if ! "$PY" -m PyInstaller --version >/dev/null 2>&1; then
   else "$PY" -m pip install -q -e ".[bundle]"; fi
 fi
 
+# the bundle carries the sample runs, which setup builds (they are not kept in git)
+./dev sample-runs
 mkdir -p build/bundle-assets
 "$PY" packaging/render_icon.py build/bundle-assets/sage-desk.png 256
 

@@ -50,8 +50,12 @@ and the Compare Runs screen open on two runs of the same agent: how far a mere r
 
 
 def domains() -> list[str]:
-    """Every shipped domain, Northline last: the app opens Review and the Leaderboard on the newest run."""
-    names = sorted(p.parent.name for p in (ROOT / "sops").glob("*/domain.yaml"))
+    """Every playable shipped domain, Northline last: the app opens Review and the Leaderboard on the newest run.
+
+    A domain with no case suite (tau_airline, tau_retail: made for auditing imported conversations) has
+    nothing to play, so it has no sample run.
+    """
+    names = sorted(p.parent.name for p in (ROOT / "sops").glob("*/domain.yaml") if (p.parent / "cases.jsonl").exists())
     return [n for n in names if n != LABELLED_DOMAIN] + [n for n in names if n == LABELLED_DOMAIN]
 
 

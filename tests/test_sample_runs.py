@@ -4,7 +4,7 @@ A full rebuild takes most of a minute, so each domain's run is checked on a slic
 they are played again into a scratch database with the same seeds and ids, and every row they
 wrote (events, verdicts, endings) must equal the shipped ones but for timestamps. A change to a
 suite, a graph, an agent, the rules or the heuristic judge without a rebuild fails here, with the
-fix: run scripts/make_sample_runs.sh. The labels must be those of sample_runs/labels.csv, and the
+fix: run ./dev sample-runs (./dev setup and ./dev test do it). The labels must be those of sample_runs/labels.csv, and the
 screens must have something to show on first start.
 """
 
@@ -20,7 +20,7 @@ import pytest
 from sage_desk.core.locations import app_root, sample_runs_dir
 
 SLICE = 7  # every 7th case of each suite, with every agent and repeat
-REBUILD = "the sample database is out of date: rebuild it with scripts/make_sample_runs.sh"
+REBUILD = "the sample database is out of date: rebuild it with ./dev sample-runs"
 
 
 def _builder():
