@@ -226,3 +226,49 @@ def test_the_import_warns_in_a_real_process(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("r-") and "3 tool names are not tools of domain tau_mini" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# --- the agent's own claims ------------------------------------------------------------------------
+
+TAGGED = DATA / "tau_mini_tagged.jsonl"
+"""Two conversations whose only source for the request is the agent's own tag_ticket. The auditor, before the run:
+- tagged-status: asked R3's status, tagged `status`, read R3, told it, closed resolved. Action accuracy and the
+  outcome pass only if the request was a status question, which only the agent's tag says: provisional passes.
+  No write happened on any reading: no unsafe act, settled.
+- tagged-cancel: tagged `cancel`, cancelled uninsured economy R1: a wrongful cancel whatever the request was: settled.
+"""
+
+
+def test_verdicts_resting_on_the_agents_own_tag_are_provisional(db: str, capsys) -> None:
+    from sage_desk.core.store import Store
+
+    code, _, err = cli(capsys, "import", str(TAGGED), "--format", "openai", "--domain", DOMAIN, "--db", db)
+    assert code == 0 and "1 with verdicts resting only on the agent's own tag" in err
+    store = Store(db)
+    by_source = {c.source_id: c for c in store.conversations()}
+    status, cancel = by_source["tagged-status"], by_source["tagged-cancel"]
+    marks = {v.criterion: v for v in store.verdicts(status.id)}
+    for criterion in ("path.action_accuracy", "outcome"):
+        assert marks[criterion].passed is True and marks[criterion].details["provisional"] == ["Request"]
+        assert marks[criterion].rationale.startswith("provisional: rests on the agent's own tag for Request")
+    assert marks["catastrophic.wrongful_cancel"].passed is True and "provisional" not in marks["catastrophic.wrongful_cancel"].details
+    assert marks["classification"].unscored
+    assert status.rules_state == "unscored+provisional"
+    wrongful = {v.criterion: v for v in store.verdicts(cancel.id)}["catastrophic.wrongful_cancel"]
+    assert wrongful.passed is False and "provisional" not in wrongful.details
+    assert cancel.rules_state == "unscored"
+    code, out, _ = cli(capsys, "report", "--db", db)
+    assert "counted apart: 1 imported conversation(s) with provisional verdicts" in " ".join(out.split())
+
+
+def test_setting_the_slot_settles_provisional_verdicts(db: str, capsys) -> None:
+    from sage_desk.core.imports.importer import set_slot
+    from sage_desk.core.store import Store
+
+    assert cli(capsys, "import", str(TAGGED), "--format", "openai", "--domain", DOMAIN, "--db", db)[0] == 0
+    store = Store(db)
+    status = next(c for c in store.conversations() if c.source_id == "tagged-status")
+    verdicts = set_slot(store, status.id, "Request", "status", "ana")
+    assert not any(v.details.get("provisional") for v in verdicts)
+    assert next(v for v in verdicts if v.criterion == "classification.Request").passed is True
+    assert store.conversation(status.id).rules_state is None
