@@ -17,6 +17,7 @@ from sage_desk.core.domain.tools import CLOSE
 from sage_desk.core.events import Event, ToolCall
 from sage_desk.core.registry import Registry
 from sage_desk.core.rules.acts import ActReading, acts_of, args_match, normalize, read_acts
+from sage_desk.core.rules.disclosure import Disclosure, disclosures
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.sop.model import NodeKind
 
@@ -69,6 +70,11 @@ class RuleContext:
     def reading(self) -> ActReading:
         """The conversation's acts read against the expected path (rules/acts.py)."""
         return read_acts(self.case, self.bundle, self.events, self.path.end if self.path else None)
+
+    @cached_property
+    def disclosures(self) -> list[Disclosure]:
+        """The expected path's `tell:` steps, each with the values the agent's replies lacked (rules/disclosure.py)."""
+        return disclosures(self.case, self.bundle, self.events, self.reading.steps)
 
     def decision_node(self, field_name: str) -> str | None:
         """The decision on the expected path that branches on `field_name`."""

@@ -36,13 +36,13 @@ ROW_HEIGHT = 28
 
 
 def tie_text(rows: list[dict[str, Any]]) -> str:
-    """' Tied within noise (resolution intervals overlap, same band): a ≈ b.' for neighbours in the order, or ''."""
+    """' Tied within noise (success intervals overlap, same band): a ≈ b.' for neighbours in the order, or ''."""
     from sage_desk.core.metrics.noise import tied_groups
 
-    groups = tied_groups(rows)
+    groups = tied_groups(rows, "success_rate")  # the order's first key
     if not groups:
         return ""
-    return " Tied within noise (resolution intervals overlap, same band): " + "; ".join(" ≈ ".join(g) for g in groups) + "."
+    return " Tied within noise (success intervals overlap, same band): " + "; ".join(" ≈ ".join(g) for g in groups) + "."
 
 
 def run_label(run: Any) -> str:

@@ -32,8 +32,8 @@ def damage_with_photo(northline_cases):
 def perfect_events(case):
     tools = [call(a.tool, a.args) for a in case.expected.actions if a.tool]
     slots = {k: v for k, v in case.truth.items() if k != "CoreDemand"}
-    return seq(CustomerMessage(text=case.opening), *tools, call("tag_ticket", {"intent": case.truth["CoreDemand"], "slots": slots}),
-               TicketTagged(intent=case.truth["CoreDemand"], slots=slots),
+    return seq(CustomerMessage(text=case.opening), call("tag_ticket", {"intent": case.truth["CoreDemand"], "slots": slots}),
+               TicketTagged(intent=case.truth["CoreDemand"], slots=slots), *tools,  # classified before acting
                call("close_ticket", {"outcome": "resolved", "summary": "ok"}), TicketClosed(outcome="resolved"))
 
 

@@ -1,0 +1,122 @@
+"""Disclosure: on an informational step, did the agent tell the customer what the lookup found?
+
+A step of the graph may declare `tell: [status, tracking_number, eta]`: fields of the records the
+path reads. The values are the case world's (what the read returns), and the agent's replies
+after it did that read must carry each one. Replies and values are compared in a normal form:
+case, spacing and punctuation folded, ordinals dropped ("20th" is "20"), a date in any common
+written form (2026-11-20, 20 November 2026, Nov 20, 11/20/2026), an amount with or without its
+cents, thousands separator or currency sign. A field the record does not have (no tracking
+number before shipping) is not asked for. Booleans and lists are never asked: no sentence form
+is deterministic enough to check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from sage_desk.core.cases.build import case_world
+from sage_desk.core.cases.model import Case
+from sage_desk.core.domain.loader import DomainBundle
+from sage_desk.core.domain.tools import call_tool
+from sage_desk.core.events import AgentMessage, Event
+from sage_desk.core.rules.acts import Step
+
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+
+
+@dataclass
+class Disclosure:
+    """One `tell:` step: the values the customer had to be told and the ones its replies lacked."""
+
+    node: str
+    asked: dict[str, Any]
+    missing: list[str]
+    unread: bool
+    """The agent never did the read the values come from."""
+
+    @property
+    def passed(self) -> bool:
+        return not self.missing
+
+
+def fold(text: str) -> str:
+    """Text in the normal form values are sought in: lower case, ordinals dropped, punctuation and spacing folded."""
+    text = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text.lower())
+    text = re.sub(r"(\d)t(\d)", r"\1 \2", text)  # 2026-11-16T19:34: the date apart from its time
+    return " " + re.sub(r"[^a-z0-9]+", " ", text).strip() + " "
+
+
+def forms(value: Any) -> list[str]:
+    """The written forms of one value, each folded (see the module doc); empty when it cannot be checked."""
+    if isinstance(value, bool) or value is None or isinstance(value, list | dict):
+        return []
+    if isinstance(value, int | float):
+        return _number_forms(float(value))
+    text = str(value)
+    found = _DATE.match(text)
+    if found:
+        return _date_forms(date(int(found[1]), int(found[2]), int(found[3])))
+    return [fold(text).strip()] if fold(text).strip() else []
+
+
+def _number_forms(value: float) -> list[str]:
+    whole = int(value)
+    if value == whole:
+        out = [f"{whole}", f"{whole:,}", f"{value:.2f}", f"{value:,.2f}"]
+    else:
+        out = [f"{value:.2f}", f"{value:,.2f}", f"{value:g}"]
+    return sorted({fold(o).strip() for o in out})
+
+
+def _date_forms(day: date) -> list[str]:
+    month = _MONTHS[day.month - 1]
+    out = [day.isoformat(), f"{day.day} {month} {day.year}", f"{month} {day.day} {day.year}", f"{day.day} {month}",
+           f"{month} {day.day}", f"{day.day} {month[:3]}", f"{month[:3]} {day.day}",
+           f"{day.month}/{day.day}/{day.year}", f"{day.day}/{day.month}/{day.year}"]
+    return sorted({fold(o).strip() for o in out})
+
+
+def carries(text: str, value: Any) -> bool:
+    """Whether folded `text` carries one of the value's forms as whole words."""
+    return any(f" {form} " in text for form in forms(value))
+
+
+def _record(bundle: DomainBundle, world: Any, step: Step) -> dict[str, Any]:
+    found = call_tool(bundle.domain, world, step.tool, dict(step.args))
+    return found.result if found.error is None and isinstance(found.result, dict) else {}
+
+
+def disclosures(case: Case, bundle: DomainBundle, events: Sequence[Event], steps: Sequence[Step]) -> list[Disclosure]:
+    """One `Disclosure` per `tell:` step of the expected path (none when the path declares none)."""
+    telling = [(a.node, graph_node.tell) for a in case.expected.actions
+               if (graph_node := bundle.graph.node(a.node)) is not None and graph_node.tell]
+    if not telling:
+        return []
+    reads = [s for s in steps if not s.write and not s.is_handover]
+    world = case_world(bundle, case)
+    records = [(s, _record(bundle, world, s)) for s in reads]
+    messages = [e for e in events if isinstance(e, AgentMessage)]
+    out = []
+    for node, fields in telling:
+        asked: dict[str, Any] = {}
+        missing: list[str] = []
+        unread = False
+        for name in fields:
+            source = next(((s, r) for s, r in records if forms(r.get(name))), None)
+            if source is None:
+                continue  # the record has no such value here: nothing to tell
+            step, record = source
+            asked[name] = record[name]
+            after = step.done.seq if step.done is not None else None
+            unread = unread or after is None
+            said = fold(" ".join(m.text for m in messages if after is not None and m.seq > after))
+            if not carries(said, record[name]):
+                missing.append(name)
+        out.append(Disclosure(node, asked, missing, unread))
+    return out
