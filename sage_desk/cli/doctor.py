@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sage_desk.cli._agent import add_agent_options
 from sage_desk.cli._common import OK, PROBLEMS
 from sage_desk.cli._store import add_db_option
 
@@ -45,12 +46,25 @@ class Check:
 def register(parser: argparse.ArgumentParser) -> None:
     add_db_option(parser)
     parser.add_argument("--probe-platform", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--run", metavar="RUN_ID",
+                        help="check one run instead: finished conversations without a transcript are set back to "
+                             "pending, for `sage-desk run --resume RUN_ID` to play again")
+    parser.add_argument("--agent", metavar="SPEC",
+                        help="check one agent under test instead: an HTTP agent (http://…) or a Python agent "
+                             "(python:module:factory) answers one opening with an assistant message")
+    parser.add_argument("--domain", default="northline", help="with --agent: the domain whose opening and tools it is sent")
+    parser.add_argument("--tools-server", metavar="URL", help="with --agent: the serve-tools URL it calls its tools through")
+    add_agent_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.probe_platform:
         return probe_platform()
+    if args.agent:
+        return check_agent(args)
+    if args.run:
+        return repair_run(args.db, args.run)
     checks = run_checks(args.db)
     for check in checks:
         print(format_check(check))
@@ -58,6 +72,30 @@ def run(args: argparse.Namespace) -> int:
     warned = sum(c.status == "warn" for c in checks)
     print(f"\n{len(checks)} checks: {failed} failed, {warned} warnings")
     return PROBLEMS if failed else OK
+
+
+def check_agent(args: argparse.Namespace) -> int:
+    """`doctor --agent SPEC`: whether the agent answers one opening with an assistant message."""
+    from sage_desk.cli._agent import agent_fields
+    from sage_desk.cli._common import USAGE, fail
+    from sage_desk.core.agents.display import split_named
+    from sage_desk.core.agents.probe import probe_agent
+    from sage_desk.core.domain.loader import load_domain
+    from sage_desk.core.engine.runner import RunSpec
+    from sage_desk.core.errors import SageError
+
+    try:
+        spec = RunSpec(domain=args.domain, agents=[], tools_server=args.tools_server, **agent_fields(args))
+        bundle = load_domain(args.domain)
+    except ValueError as exc:
+        return fail(str(exc), getattr(exc, "code", USAGE))
+    except SageError as exc:
+        return fail(str(exc))
+    result = probe_agent(split_named(args.agent)[1], bundle, spec.agent_settings())
+    check = Check("agent", "ok" if result.ok else "fail", result.detail,
+                  "" if result.ok else "see docs/your-agent.md (Test your own agent) for what an agent is sent and answers")
+    print(format_check(check))
+    return OK if result.ok else PROBLEMS
 
 
 def format_check(check: Check) -> str:
@@ -204,6 +242,7 @@ def check_database(db_url: str | None) -> Check:
         engine = make_engine(url)
         try:
             with engine.connect() as conn:
+                damaged = _integrity(conn, url)
                 revision = current_revision(conn)
         finally:
             engine.dispose()
@@ -211,7 +250,44 @@ def check_database(db_url: str | None) -> Check:
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
         return Check("database", "fail", f"{shown} cannot be opened: {reason}",
                      "check the URL, that the server runs and its driver is installed (psycopg for PostgreSQL)")
+    if damaged is not None:
+        return Check(damaged.name, damaged.status, f"{shown}: {damaged.detail}", damaged.hint)
     return _schema_check(shown, revision, head_revision())
+
+
+def repair_run(db_url: str | None, run_id: str) -> int:
+    """`doctor --run R`: find and repair a run's finished conversations that have no transcript."""
+    from sage_desk.cli._common import fail
+    from sage_desk.core.errors import SageError
+    from sage_desk.core.store import Store
+
+    try:
+        with Store(db_url) as store:
+            found = store.repair_run(run_id)
+    except SageError as exc:
+        return fail(str(exc))
+    if not found:
+        print(f"ok    run {run_id}: every finished conversation has its transcript")
+        return OK
+    print(f"fixed run {run_id}: {len(found)} finished conversation(s) had no transcript ({', '.join(found[:5])}"
+          f"{', ...' if len(found) > 5 else ''}); they are pending again: play them with sage-desk run --resume {run_id}")
+    return PROBLEMS
+
+
+def _integrity(conn: object, url: object) -> Check | None:
+    """SQLite's own integrity check (a malformed file is not "ok"); None when it passes or does not apply."""
+    from sqlalchemy.engine import Connection
+
+    from sage_desk.core.store.engine import is_sqlite
+
+    assert isinstance(conn, Connection)
+    if not is_sqlite(url):  # type: ignore[arg-type]
+        return None
+    found = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA integrity_check(5)")]
+    if found == ["ok"]:
+        return None
+    return Check("database", "fail", f"the file is damaged: {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""),
+                 "restore it from a backup; `sqlite3 FILE .recover` may save what is readable")
 
 
 def _schema_check(shown: str, revision: str | None, head: str) -> Check:

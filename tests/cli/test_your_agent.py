@@ -512,3 +512,25 @@ def test_replay_sends_the_runs_prompt_file_unless_given_another(tmp_path, capsys
         model.requests.clear()
         assert _replay(capsys, convo.id, "--from-turn", "1", "--times", "1", "--db", db, "--agent-prompt", str(other))[0] == 0
         assert model.requests[0]["messages"][0]["content"] == "Prompt two."
+
+
+# --- doctor checks an agent endpoint answers -----------------------------------------------------
+
+
+def test_doctor_checks_an_agent_answers(tmp_path, capsys):
+    from sage_desk.core.domain.loader import load_domain
+    from sage_desk.core.toolserver import ToolServer
+
+    with AgentServer("oracle") as agent:
+        assert main(["doctor", "--agent", agent.url]) == 0
+        assert f"ok    agent         {agent.url} answered in" in capsys.readouterr().out
+    assert main(["doctor", "--agent", agent.url]) == 1  # stopped: refused
+    assert f"fail  agent         agent {agent.url}: cannot connect (connection refused)" in capsys.readouterr().out
+    with AgentServer("oracle", reply=lambda body, headers: ["not", "a", "message"]) as agent:
+        assert main(["doctor", "--agent", agent.url]) == 1
+        assert "its reply is a JSON list, not an assistant message" in capsys.readouterr().out
+    with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", mcp=True) as agent:
+        assert main(["doctor", "--agent", agent.url, "--tools-server", tools.url]) == 0
+        assert "tool calls: " in capsys.readouterr().out
+    assert main(["doctor", "--agent", agent.url, "--tools-server", tools.url]) == 1
+    assert "the tools server does not answer" in capsys.readouterr().out
