@@ -18,6 +18,35 @@ from fakes import FakeOpenAIServer
 from fakes.memory_keyring import MemoryKeyring
 
 
+def _own_pg_database() -> None:
+    """Under pytest-xdist, point SAGE_DESK_TEST_PG_URL at a database of this worker's own on the same server.
+
+    The PostgreSQL tests start each from an empty schema (DROP SCHEMA public CASCADE): two workers on
+    one database would drop each other's tables mid-test. Test modules read the variable when imported,
+    which is after this file. (xdist_group with --dist loadgroup would do, but pytest 9 ignores the
+    node id xdist 3.8 rewrites to group tests.)
+    """
+    url, worker = os.environ.get("SAGE_DESK_TEST_PG_URL"), os.environ.get("PYTEST_XDIST_WORKER")
+    if not url or not worker:
+        return
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    base = make_url(url)
+    name = f"{base.database}_{worker}"
+    engine = create_engine(base, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            if not conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}).first():
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        engine.dispose()
+    os.environ["SAGE_DESK_TEST_PG_URL"] = base.set(database=name).render_as_string(hide_password=False)
+
+
+_own_pg_database()
+
+
 @pytest.fixture
 def fake_openai() -> Iterator[FakeOpenAIServer]:
     """A fake OpenAI-compatible server on 127.0.0.1, stopped when the test ends.
@@ -60,3 +89,48 @@ def northline_cases(northline):
     from sage_desk.core.cases.suite import load_suite
 
     return {c.id: c for c in load_suite(northline.cases_path)}
+
+
+# -- the suite's two speeds and its two processes (`./dev test --fast`, pytest-xdist) -----------------
+
+SLOW_MODULES = (
+    # end-to-end: real processes killed or locked, whole docs pages and sample runs replayed, the app
+    # started in a child process. `./dev test` runs them; `./dev test --fast` leaves them out.
+    "tests/docs/test_docs.py",
+    "tests/test_sample_runs.py",
+    "tests/cli/test_run_faults.py",
+    "tests/core/engine/test_streaming.py",
+    "tests/core/engine/test_workers.py",
+    "tests/core/store/test_store_faults.py",
+    "tests/core/store/test_store_lost_locks.py",
+    "tests/core/store/test_migrate_without_alembic.py",
+    "tests/core/review/test_queue_postgres.py",
+    "tests/gui/test_startup.py",
+    "tests/gui/test_fits_screen.py",
+)
+SLOW_TESTS = (
+    # seconds each in an otherwise quick module
+    "test_doctor_never_opens_a_network_connection",
+    "test_a_healthy_setup_passes_with_every_check_named",
+    "test_upgrading_an_old_database_keeps_every_row",
+    "test_every_mistake_is_an_act_the_rules_read",
+    "test_a_fast_offline_run_keeps_the_window_responsive_and_cancels_within_a_second",
+)
+PG_URL = os.environ.get("SAGE_DESK_TEST_PG_URL")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow end-to-end tests `slow` (./dev test --fast leaves them out)."""
+    root = config.rootpath
+    for item in items:
+        where = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else str(item.path)
+        if where in SLOW_MODULES or item.originalname in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line saying why the PostgreSQL tests skipped, when they did."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not PG_URL and any("SAGE_DESK_TEST_PG_URL" in str(getattr(r, "longrepr", "")) for r in skipped):
+        terminalreporter.write_line("PostgreSQL tests skipped: SAGE_DESK_TEST_PG_URL names no server "
+                                    "(start one with `export SAGE_DESK_TEST_PG_URL=$(.ci/postgres.sh /tmp/pg)`; CI does)")
