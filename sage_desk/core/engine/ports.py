@@ -45,8 +45,9 @@ class RunInfo(Protocol):
 class RunStore(Protocol):
     """Where runs are created, listed to play and marked."""
 
-    def create_run(self, domain: str, config: dict[str, Any], conversations: Sequence[dict[str, Any]]) -> str:
-        """Record a run and its pending conversations; returns the run id."""
+    def create_run(self, domain: str, config: dict[str, Any], conversations: Sequence[dict[str, Any]],
+                   run_id: str | None = None, sop_graph: str | None = None) -> str:
+        """Record a run and its pending conversations (and the SOP graph text it plays); returns the run id."""
         ...
 
     def get_run(self, run_id: str) -> RunInfo: ...
@@ -66,6 +67,18 @@ class RunStore(Protocol):
         """Close connections (they reopen on use): none may cross a fork to a worker process."""
         ...
 
+    def claim_run(self, run_id: str, join: bool = False) -> int:
+        """Register this process as playing the run (refused while another live process does); its owner id."""
+        ...
+
+    def beat_owner(self, owner_id: int) -> bool:
+        """Refresh the owner's heartbeat; False when another process took the run over."""
+        ...
+
+    def release_owner(self, owner_id: int) -> None:
+        """This process stops playing the run."""
+        ...
+
 
 class VerdictRecorder(Recorder, Protocol):
     """A `Recorder` that also keeps verdicts (what a post-hook writes through; rules' `Verdict`s,
@@ -76,6 +89,8 @@ class VerdictRecorder(Recorder, Protocol):
 
 class RunRecorder(VerdictRecorder, Protocol):
     """What a run writes through while it plays."""
+
+    owner_id: int | None  # the run owner whose conversations it writes (store/owners.py); None: any
 
     def hold_verdicts(self, conversation_id: str) -> None:
         """Keep a finished conversation's next verdicts until its next `finish` (judging it again)."""
@@ -118,6 +133,7 @@ class DirectRecorder:
 
     def __init__(self, store: Any) -> None:
         self.store = store
+        self.owner_id: int | None = None  # unused: each write is its own transaction, straight to the store
 
     def start_conversation(self, conversation_id: str) -> None:
         self.store.start_conversation(conversation_id)

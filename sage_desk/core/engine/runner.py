@@ -38,13 +38,14 @@ from sage_desk.core.cases.model import Case
 from sage_desk.core.cases.suite import load_suite
 from sage_desk.core.domain.loader import DomainBundle, load_domain
 from sage_desk.core.engine.conversation import Outcome, run_conversation
+from sage_desk.core.engine.heartbeat import Heartbeat
 from sage_desk.core.engine.ports import DirectRecorder, PlayRow, RunRecorder, RunStore, StoreLink
 from sage_desk.core.engine.stamps import run_stamp
 from sage_desk.core.engine.status import RESUMED, UNFINISHED, ConversationStatus, RunStatus
-from sage_desk.core.engine.heartbeat import Heartbeat
 from sage_desk.core.engine.workers import Delta, WorkerJob, WorkerPool
 from sage_desk.core.errors import RunError, SageError
 from sage_desk.core.events import TerminationReason
+from sage_desk.core.sop.io import dumps_graph
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +225,8 @@ class Runner:
                                  "conflict": case.conflict.value, "tactics": case.tactics,
                                  "seed": conversation_seed(spec.seed, case.id, agent, repeat)})
         spec.stamp = run_stamp(spec, bundle, cases, self.agent_options, self.user_options, judge_prompt=self.judge_prompt)
-        return self.store.create_run(bundle.name, spec.to_config(), rows)
+        # the graph as played, so Review draws this run on it whatever later edits do to sop.yaml
+        return self.store.create_run(bundle.name, spec.to_config(), rows, sop_graph=dumps_graph(bundle.graph))
 
     def cancel(self) -> None:
         """Stop starting conversations and cancel those in flight (they stay resumable).
@@ -273,7 +275,7 @@ class Runner:
                 await self._play_rows(self._rows(run_id), spec, spec.concurrency)
         finally:
             heartbeat.stop()
-            self.store.release_owner(self.owner_id)
+            self._release(self.owner_id)
         status = RunStatus.CANCELLED if self._cancel.is_set() else RunStatus.FINISHED
         self._tally(run_id)
         self.store.set_run_status(run_id, status)
@@ -281,6 +283,14 @@ class Runner:
             raise RunError(f"run {run_id} was taken over by another process while this one's heartbeat was late; "
                            "what this process finished is kept")
         return self.progress
+
+    def _release(self, owner_id: int) -> None:
+        """Stop owning the run; a database that refuses even that leaves a row nobody beats, taken over later."""
+        try:
+            self.store.release_owner(owner_id)
+        except Exception as exc:  # noqa: BLE001 - never hide why the run stopped behind this
+            log.warning("could not remove this process from the run's owners (%s); it is taken over once its "
+                        "heartbeat is stale", str(exc).splitlines()[0][:200])
 
     def _heartbeat(self, owner_id: int) -> Heartbeat:
         """Beat this process's ownership of the run from a thread; stop playing if another process took it over."""

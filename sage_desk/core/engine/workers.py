@@ -86,6 +86,7 @@ class WorkerJob:
     user_options: dict[str, Any]
     post_factory: Callable[[Any], Any] | None
     owner_pid: int = 0  # the run's process: a worker outliving it ends itself
+    owner_id: int | None = None  # the run's owner row (store/owners.py): workers write only its conversations
 
 
 def context(preload: list[str] | None = None) -> Any:
@@ -148,6 +149,7 @@ def worker_main(job: WorkerJob, deltas: Any, cancel: Any) -> None:
         runner = Runner(store, post_factory=job.post_factory, agent_options=job.agent_options, user_options=job.user_options,
                         link=job.link)
         runner.on_delta = deltas.send
+        runner.owner_id = job.owner_id
         asyncio.run(_play_share(runner, job, cancel))
     finally:
         store.close()

@@ -45,7 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, delete, insert, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from sage_desk.core.events import Event, TerminationReason, event_to_dict
@@ -76,6 +76,7 @@ class WriteBatch:
     finishes: dict[str, dict[str, Any]] = field(default_factory=dict)  # conversation -> column values
     verdicts: dict[str, dict[str, list[Verdict]]] = field(default_factory=dict)  # source -> conversation -> verdicts
     touched: set[str] = field(default_factory=set)  # conversations with a write in this batch
+    owner_id: int | None = None  # the run owner writing it (owners.py): only its own conversations are written
 
     def __len__(self) -> int:
         return len(self.starts) + len(self.events) + len(self.finishes) + sum(len(v) for v in self.verdicts.values())
@@ -83,6 +84,8 @@ class WriteBatch:
 
 def apply(connection: Connection, batch: WriteBatch) -> None:
     """Execute `batch` on `connection` (inside the caller's transaction)."""
+    if batch.owner_id is not None:
+        batch = _only_ours(connection, batch)
     if batch.starts:
         ids = list(batch.starts)
         connection.execute(delete(table_of(EventRow)).where(table_of(EventRow).c.conversation_id.in_(ids)))
@@ -94,6 +97,27 @@ def apply(connection: Connection, batch: WriteBatch) -> None:
         _update_each(connection, batch.finishes)
     for source, by_conversation in batch.verdicts.items():
         reviews.save_verdicts_many(connection, source, by_conversation)
+
+
+def _only_ours(connection: Connection, batch: WriteBatch) -> WriteBatch:
+    """The part of `batch` for conversations nobody else holds, claimed for its owner.
+
+    A conversation another owner started since (the run was taken over after this process's
+    heartbeat stopped) is left alone: its events, finish and verdicts are that owner's to write,
+    so a stale process can never finish it with half a transcript. Rows are locked (PostgreSQL)
+    so a claim cannot slip in between this check and the writes.
+    """
+    table = table_of(ConversationRow)
+    ids = sorted(set(_split(batch)))
+    theirs: set[str] = set()
+    for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
+        query = (select(table.c.id, table.c.owner_id).where(table.c.id.in_(ids[start : start + 500])).with_for_update())
+        theirs.update(cid for cid, owner in connection.execute(query) if owner not in (None, batch.owner_id))
+    if theirs:
+        log.warning("%d conversation(s) are now played by another process; this one's writes for them are dropped: %s",
+                    len(theirs), ", ".join(sorted(theirs)[:5]))
+        batch = _without(batch, theirs)
+    return batch
 
 
 def _update_each(connection: Connection, values: dict[str, dict[str, Any]]) -> None:
@@ -126,6 +150,7 @@ class BatchWriter:
         self._held: dict[str, dict[str, list[Verdict]]] = {}  # conversation in play -> source -> verdicts, until its finish
         self._stopping = asyncio.Event()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sage-desk-writer")  # one: batches stay in order
+        self.owner_id: int | None = None  # set by the runner: the run owner this process registered (owners.py)
 
     # -- the Recorder protocol, queued ----------------------------------------------------------
 
@@ -133,7 +158,7 @@ class BatchWriter:
         """Queue a (re)start: the conversation's earlier events and verdicts go, it is marked running."""
         if conversation_id in self._batch.touched:
             self.flush()  # a restart within one batch would be grouped out of order
-        self._batch.starts[conversation_id] = self.store.start_values()
+        self._batch.starts[conversation_id] = {**self.store.start_values(), "owner_id": self.owner_id}
         self._batch.touched.add(conversation_id)
         self._held[conversation_id] = {}
 
@@ -233,6 +258,7 @@ class BatchWriter:
 
     def _take(self) -> WriteBatch | None:
         batch, self._batch = self._batch, WriteBatch()
+        batch.owner_id = self.owner_id
         return batch if len(batch) else None
 
     def _write(self, batch: WriteBatch) -> None:
@@ -268,7 +294,7 @@ class BatchWriter:
 
 
 def _without(batch: WriteBatch, lost: set[str]) -> WriteBatch:
-    kept = WriteBatch()
+    kept = WriteBatch(owner_id=batch.owner_id)
     for cid, part in _split(batch).items():
         if cid not in lost:
             kept.starts.update(part.starts)
@@ -281,7 +307,7 @@ def _without(batch: WriteBatch, lost: set[str]) -> WriteBatch:
 
 def _split(batch: WriteBatch) -> dict[str, WriteBatch]:
     """The batch as one batch per conversation."""
-    parts: dict[str, WriteBatch] = defaultdict(WriteBatch)
+    parts: dict[str, WriteBatch] = defaultdict(lambda: WriteBatch(owner_id=batch.owner_id))
     for cid, values in batch.starts.items():
         parts[cid].starts[cid] = values
     for row in batch.events:

@@ -27,7 +27,7 @@ from sage_desk.core.events import Event, LlmUsage, TerminationReason, event_to_d
 from sage_desk.core.llm.redact import redact
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import batch as batch_module
-from sage_desk.core.store import browse, imports, reviews, summaries
+from sage_desk.core.store import browse, imports, owners, reviews, snapshots, summaries
 from sage_desk.core.store.batch import WriteBatch
 from sage_desk.core.store.engine import database_url, is_sqlite, make_engine, read_engine
 from sage_desk.core.store.errors import StoreError
@@ -112,7 +112,9 @@ class Store:
     def __str__(self) -> str:
         """Where the runs live, in plain words for messages: "the SQLite file /path" or "the database URL"."""
         if self._url.get_backend_name() == "sqlite" and self._url.database not in (None, "", ":memory:"):
-            return f"the SQLite file {self._url.database}"
+            from sage_desk.core.store.engine import is_read_only, sqlite_path
+
+            return f"the {'read-only ' if is_read_only(self._url) else ''}SQLite file {sqlite_path(self._url)}"
         return f"the database {self._url.render_as_string(hide_password=True)}"
 
     def _no_run(self, run_id: str) -> StoreError:
@@ -155,9 +157,10 @@ class Store:
     # -- runs ---------------------------------------------------------------------------------
 
     def create_run(
-        self, domain: str, config: dict[str, Any], conversations: Sequence[dict[str, Any]], run_id: str | None = None
+        self, domain: str, config: dict[str, Any], conversations: Sequence[dict[str, Any]], run_id: str | None = None,
+        sop_graph: str | None = None,
     ) -> str:
-        """Record a new run and its pending conversations; returns the run id."""
+        """Record a new run and its pending conversations (and the SOP graph text it plays); returns the run id."""
         run_id = run_id or new_run_id()
         rows = [self._conversation_values(run_id, domain, c) for c in conversations]
         repeated = sorted(cid for cid, n in Counter(r["id"] for r in rows).items() if n > 1)
@@ -169,6 +172,8 @@ class Store:
                 session.flush()
                 for start in range(0, len(rows), CREATE_CHUNK):  # in chunks: the driver's copy of a big run's rows stays small
                     session.execute(insert(ConversationRow), rows[start : start + CREATE_CHUNK])
+                if sop_graph is not None:
+                    snapshots.keep(session, run_id, domain, sop_graph)
 
         try:
             retry_transient(write, "new run")
@@ -190,6 +195,11 @@ class Store:
         for key in ("bucket", "conflict"):
             values[key] = None if values[key] is None else str(values[key])
         return {**values, "run_id": run_id, "domain": domain, "status": ConversationStatus.PENDING.value}
+
+    def sop_snapshot(self, run_id: str) -> tuple[str, str] | None:
+        """(hash, text) of the SOP graph the run was played with; None for runs made before it was kept, and imports."""
+        with self._reading() as session:
+            return snapshots.read(session, run_id)
 
     def get_run(self, run_id: str) -> RunRecord:
         """One run; StoreError when it does not exist."""
@@ -222,6 +232,68 @@ class Store:
 
         if retry_transient(write, "run status") == 0:
             raise self._no_run(run_id)
+
+    def update_run_config(self, run_id: str, key: str, update_value: Callable[[Any], Any]) -> None:
+        """Set `config[key]` of a run to `update_value(its current value or None)` in one transaction, so two
+        processes adding their figures (the endpoints' requests and latencies, balance.py) both count."""
+        def write() -> None:
+            with self._writing() as session:
+                row = session.scalars(select(RunRow).where(RunRow.id == run_id).with_for_update()).one_or_none()
+                if row is None:
+                    raise self._no_run(run_id)
+                row.config = {**row.config, key: update_value(row.config.get(key))}
+
+        retry_transient(write, "run config")
+
+    # -- run ownership (owners.py) ------------------------------------------------------------
+
+    def claim_run(self, run_id: str, join: bool = False) -> int:
+        """Register this process as playing `run_id`; returns its owner id. A live owner makes it a
+        `RunBusyError` naming that process (unless `join`); dead owners' conversations are handed back."""
+        def write() -> int:
+            with self._writing() as session:
+                return owners.register(session, run_id, join=join)
+
+        return retry_transient(write, "run owner")
+
+    def beat_owner(self, owner_id: int) -> bool:
+        """Refresh an owner's heartbeat; False when another process took the run over."""
+        def write() -> bool:
+            with self._writing() as session:
+                return owners.beat(session, owner_id)
+
+        return retry_transient(write, "heartbeat", window_s=owners.BEAT_RETRY_S)
+
+    def release_owner(self, owner_id: int) -> None:
+        """This process stops playing: its owner row goes, its conversations are handed back."""
+        def write() -> None:
+            with self._writing() as session:
+                owners.release(session, owner_id)
+
+        retry_transient(write, "run owner")
+
+    def repair_run(self, run_id: str, fix: bool = True) -> list[str]:
+        """Finished conversations of `run_id` without a transcript; with `fix`, set back to pending for a resume.
+        Refused (`RunBusyError`) while a live process plays the run."""
+        self.get_run(run_id)
+
+        def write() -> list[str]:
+            with self._writing() as session:
+                busy = [o for o in owners.owners(session, run_id) if owners.is_alive(o)]
+                if busy and fix:
+                    raise owners.RunBusyError(f"run {run_id} is being played by {busy[0].describe()}; repair it once it ends")
+                found = owners.transcriptless(session, run_id)
+                if fix and found:
+                    owners.reopen(session, found)
+                return found
+
+        return retry_transient(write, "repair")
+
+    def run_owners(self, run_id: str, alive_only: bool = True) -> list[owners.Owner]:
+        """Who is playing a run (only the live owners, unless `alive_only` is False)."""
+        with self._reading() as session:
+            found = owners.owners(session, run_id)
+        return [o for o in found if owners.is_alive(o)] if alive_only else found
 
     @staticmethod
     def _counts(session: Session, run_ids: list[str]) -> dict[str, dict[str, int]]:
