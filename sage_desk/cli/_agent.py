@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-PROMPT_LIMIT = 1_000_000  # characters: a prompt file is text a person wrote, not a data dump
+from sage_desk.core.agents.options import AgentOptionError, spec_fields
 
-
-class AgentOptionError(ValueError):
-    """A bad --agent-prompt, --agent-param or --agent-header; `code` is the exit code (1 file, 2 usage)."""
-
-    def __init__(self, message: str, code: int = 2) -> None:
-        super().__init__(message)
-        self.code = code
+__all__ = ["AgentOptionError", "add_agent_options", "agent_fields", "apply_agent_options", "given"]
 
 
 def add_agent_options(parser: argparse.ArgumentParser) -> None:
@@ -50,32 +43,8 @@ def given(args: argparse.Namespace) -> bool:
 
 
 def agent_fields(args: argparse.Namespace) -> dict[str, Any]:
-    """The RunSpec fields the options give; raises `AgentOptionError` in one line."""
-    from sage_desk.core.agents.http_agent import header_template
-    from sage_desk.core.agents.protocol import parse_param
-
-    fields: dict[str, Any] = {}
-    if args.agent_prompt:
-        path = Path(args.agent_prompt).expanduser()
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-            raise AgentOptionError(f"--agent-prompt {args.agent_prompt}: cannot read it ({reason})", code=1) from None
-        if not text.strip():
-            raise AgentOptionError(f"--agent-prompt {args.agent_prompt}: the file is empty", code=1)
-        if len(text) > PROMPT_LIMIT:
-            raise AgentOptionError(f"--agent-prompt {args.agent_prompt}: over {PROMPT_LIMIT:,} characters", code=1)
-        fields["agent_prompt"], fields["agent_prompt_file"] = text, str(path)
-    params: dict[str, Any] = {}
-    for text in args.agent_param:
-        key, value = parse_param(text)
-        params[key] = value
-    if params:
-        fields["agent_params"] = params
-    if args.agent_header:
-        fields["agent_headers"] = [header_template(h) for h in args.agent_header]
-    return fields
+    """The RunSpec fields the options give; raises ValueError (`AgentOptionError` for a file) in one line."""
+    return spec_fields(args.agent_prompt, args.agent_param, args.agent_header)
 
 
 def apply_agent_options(spec: Any, args: argparse.Namespace) -> None:

@@ -58,12 +58,14 @@ def check_spec(spec: RunSpec, agent_options: dict[str, Any] | None = None,
     nobody registered raises `UnknownNameError` (listing what exists), a model with no API key
     anywhere raises `RunError` naming the variable to set."""
     from sage_desk.core.agents.base import is_offline_name, make_agent, make_customer
+    from sage_desk.core.agents.protocol import check_settings
     from sage_desk.core.engine.runner import check_keys
     from sage_desk.core.judge.factory import check_judge_names
 
+    check_settings(spec.agent_settings(), spec.agents)  # a header variable unset, a tools server without an HTTP agent
     for agent in spec.agents:
         if is_offline_name(agent):
-            make_agent(agent)
+            make_agent(agent, spec.agent_settings())  # a Python agent that does not import fails here
     if is_offline_name(spec.user):
         make_customer(spec.user)
     check_judge_names(spec.judges)

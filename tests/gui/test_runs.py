@@ -384,3 +384,53 @@ def test_a_fast_offline_run_keeps_the_window_responsive_and_cancels_within_a_sec
     assert 0 < len(left) < total and store.get_run(run_id).status.value == "cancelled"
     screen.select_run(run_id)
     assert screen.resume_button.isEnabled() and status_of(screen, run_id) == "cancelled · resumable"
+
+
+# --- your own agent (issue 33): the kind picker, prompt file, parameters, headers -----------------
+
+
+def test_the_kind_picker_adds_python_and_http_agents_and_a_python_agent_runs(qtbot, screen, store, tmp_path):
+    form = screen.form
+    assert [form.agent_kind.itemText(i) for i in range(form.agent_kind.count())] == ["Model", "HTTP", "Python", "MCP"]
+    form.agent_kind.setCurrentText("Python")
+    assert "package.module:factory" in form.agents.entry.placeholderText()
+    form.agents.entry.setText("agents_under_test:oracle")
+    form.agents.add_button.click()
+    assert "python:agents_under_test:oracle" in form.agents.checked()
+    form.agent_kind.setCurrentText("HTTP")
+    qtbot.keyClicks(form.agents.entry, "127.0.0.1:9/agent")
+    qtbot.keyClick(form.agents.entry, Qt.Key.Key_Return)
+    assert "http://127.0.0.1:9/agent" in form.agents.names()
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Our own prompt. {policy}")
+    form.agent_prompt.setText(str(prompt))
+    form.agent_params.setText("temperature=0.2 max_tokens=800")
+    choose(screen, agents=("python:agents_under_test:oracle",), cases="nl-001")
+    spec = form.spec()
+    assert (spec.agent_prompt, spec.agent_prompt_file) == ("Our own prompt. {policy}", str(prompt))
+    assert spec.agent_params == {"temperature": 0.2, "max_tokens": 800}
+    run_id, _ = run_and_wait(qtbot, screen)
+    (convo,) = store.conversations(run_id)
+    assert (convo.agent, convo.status) == ("python:agents_under_test:oracle", "finished")
+    assert store.get_run(run_id).config["agent_params"] == {"temperature": 0.2, "max_tokens": 800}
+
+
+def test_bad_agent_options_are_refused_in_the_problems_box(qtbot, screen, store, monkeypatch, tmp_path):
+    monkeypatch.delenv("NO_SUCH_AGENT_TOKEN", raising=False)
+    form = screen.form
+    choose(screen, agents=("http://127.0.0.1:9/agent",), cases="nl-001")
+    form.agent_headers.setText("Authorization: Bearer $NO_SUCH_AGENT_TOKEN")
+    assert any("$NO_SUCH_AGENT_TOKEN, which is not set" in p for p in form.problems())
+    form.agent_headers.setText("Authorization: Bearer sk-typed-in-secret")
+    assert any("put the secret in an environment variable" in p for p in form.problems())
+    form.agent_headers.clear()
+    form.agent_prompt.setText(str(tmp_path / "missing.txt"))
+    assert any(p.startswith("Agent prompt ") and "cannot read it" in p for p in form.problems())
+    form.agent_prompt.clear()
+    form.agent_params.setText("temperature")
+    assert any("write it as name=value" in p for p in form.problems())
+    form.agent_params.clear()
+    choose(screen, agents=("baseline:oracle",), cases="nl-001")
+    form.tools_server.setText("http://127.0.0.1:8765")
+    assert any("goes with an HTTP agent" in p for p in form.problems())
+    assert screen.start() is None and store.list_runs() == []
