@@ -25,10 +25,20 @@ import os
 import random
 import time
 import weakref
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from sage_desk.core.llm.endpoint import EndpointBadReply, Endpoints, is_direct, request_body
+from sage_desk.core.llm.balance import balancer, split_bases, stats_for
+from sage_desk.core.llm.endpoint import (
+    EndpointBadReply,
+    Endpoints,
+    ReplyTooLarge,
+    is_direct,
+    max_reply_bytes,
+    request_body,
+    too_large,
+)
 from sage_desk.core.llm.pricing import call_cost, tokens_cost
 from sage_desk.core.llm.redact import MASK, redact
 from sage_desk.core.llm.secrets import api_key_for, env_var_for, missing_key_for, provider_of, where_to_set
@@ -78,6 +88,8 @@ def is_retryable(exc: BaseException, litellm: Any = None) -> tuple[bool, int | N
     status = status if isinstance(status, int) else None
     if is_auth_error(exc, litellm):
         return False, status if status in AUTH_STATUS else 401
+    if isinstance(exc, ReplyTooLarge):
+        return False, status  # the same question gets the same huge answer: one line, not minutes of retries
     if isinstance(exc, EndpointBadReply):
         return True, status
     transient: tuple[type[BaseException], ...] = ()
@@ -175,25 +187,33 @@ class LlmClient:
         else:
             request = self._request(model, messages, tools, api_base, api_key, temperature, timeout, mock_response, seed, params)
 
-        async def call() -> Any:
+        urls = tuple(split_bases(api_base))
+
+        async def call(base: str | None) -> Any:
             if direct:
-                return await self._endpoints.post(api_base or "", body, api_key, timeout, self.limits.get(key, self.concurrency))
+                return await self._endpoints.post(base or "", body, api_key, timeout, self.limits.get(key, self.concurrency))
             assert litellm is not None
             # A guard beyond litellm's own timeout, in case a provider hangs past it.
-            response = await asyncio.wait_for(litellm.acompletion(**request), timeout + 5)
+            response = await asyncio.wait_for(litellm.acompletion(**({**request, "api_base": base} if base else request)),
+                                              timeout + 5)
             if not getattr(response, "choices", None):  # as the direct transport: a reply to retry, not a crash
                 raise EndpointBadReply(f"{model} answered without any choices")
+            _check_size(response, base or provider_of(model) or model)
             return response
 
         for attempt in range(max_retries + 1):
             started = time.perf_counter()
             try:
                 async with self._semaphore(key):
-                    response = await call()
+                    response = await (self._on_endpoint(urls, call, litellm) if urls else call(None))
             except Exception as exc:  # noqa: BLE001 - classified below; nothing is swallowed
                 retryable, status = is_retryable(exc, litellm)
                 if not retryable or attempt == max_retries:
                     raise self._error(exc, model, api_key, retryable, status, attempt + 1) from None
+                if len(urls) > 1:  # the failing endpoint is out: the balancer sends the retry elsewhere (balance.py)
+                    log.info("%s: %s (status %s); retry %d/%d on another endpoint", model, type(exc).__name__, status,
+                             attempt + 1, max_retries)
+                    continue
                 await self._back_off(exc, model, attempt, max_retries, status)
                 continue
             latency_ms = (time.perf_counter() - started) * 1000
@@ -247,6 +267,30 @@ class LlmClient:
         }
         request.update({k: v for k, v in optional.items() if v is not None})
         return request
+
+    async def _on_endpoint(self, urls: tuple[str, ...], call: Callable[[str | None], Awaitable[Any]], litellm: Any) -> Any:
+        """One attempt on the least busy endpoint of `urls` that is up (balance.py), counted in its figures;
+        with several, a transient failure takes that endpoint out for a back-off."""
+        pool = balancer()
+        endpoint = await pool.acquire(urls)
+        started = time.perf_counter()
+        try:
+            response = await call(endpoint.url)
+        except Exception as exc:
+            stats = stats_for(endpoint.url)
+            stats.requests += 1
+            stats.errors += 1
+            take_out = None
+            if len(urls) > 1 and is_retryable(exc, litellm)[0]:
+                take_out = self.backoff_delay(endpoint.failures, _retry_after(exc))
+            pool.release(endpoint, ok=False, take_out_s=take_out)
+            raise
+        except BaseException:  # cancelled: neither a success nor the endpoint's failure
+            pool.release(endpoint, ok=None)
+            raise
+        stats_for(endpoint.url).answered((time.perf_counter() - started) * 1000)
+        pool.release(endpoint, ok=True)
+        return response
 
     def _semaphore(self, key: str) -> asyncio.Semaphore:
         per_loop = self._semaphores.setdefault(asyncio.get_running_loop(), {})
@@ -317,6 +361,17 @@ class LlmClient:
             finish_reason=choice.get("finish_reason"),
             attempts=attempts,
         )
+
+
+def _check_size(response: Any, where: str) -> None:
+    """litellm reads a reply whole; at least one over the cap goes no further (not stored, not sent back)."""
+    cap = max_reply_bytes()
+    message = response.choices[0].message
+    size = len((message.content or "").encode("utf-8", "replace"))
+    for call in message.tool_calls or []:
+        size += len((call.function.arguments or "").encode("utf-8", "replace"))
+    if size > cap:
+        raise too_large(size, cap, where)
 
 
 def _without_key(reply: LlmReply, api_key: str | None) -> LlmReply:

@@ -53,6 +53,50 @@ class EndpointBadReply(EndpointError):
     """HTTP 200 with a body that is not a completion (empty, cut off, not JSON): transient, as litellm treats it."""
 
 
+class ReplyTooLarge(EndpointError):
+    """A reply over the size cap (`max_reply_bytes`): never retried, never stored, never sent back."""
+
+
+DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
+READ_CHUNK = 64 * 1024
+
+
+def max_reply_bytes() -> int:
+    """The cap on one provider reply, in bytes: SAGE_DESK_MAX_REPLY_BYTES, else 4 MiB."""
+    import os
+
+    given = os.environ.get("SAGE_DESK_MAX_REPLY_BYTES", "").strip()
+    try:
+        return max(1024, int(given)) if given else DEFAULT_MAX_REPLY_BYTES
+    except ValueError:
+        return DEFAULT_MAX_REPLY_BYTES
+
+
+def too_large(size: int, cap: int, where: str) -> ReplyTooLarge:
+    """The one line a conversation ends with when its provider's reply is over the cap."""
+    return ReplyTooLarge(f"the reply from {where} is over the {_mib(cap)} cap ({'at least ' if size > cap else ''}"
+                         f"{_mib(size)}); raise SAGE_DESK_MAX_REPLY_BYTES if such replies are expected")
+
+
+def _mib(size: int) -> str:
+    return f"{size / 1048576:.1f} MiB" if size >= 1048576 else f"{size / 1024:.0f} KiB"
+
+
+async def _read_capped(response: aiohttp.ClientResponse, where: str) -> bytes:
+    """The body, read a chunk at a time and refused as soon as it is over the cap (memory stays bounded)."""
+    cap = max_reply_bytes()
+    declared = response.content_length
+    if declared is not None and declared > cap:
+        raise too_large(declared, cap, where)
+    parts, size = [], 0
+    async for chunk in response.content.iter_chunked(READ_CHUNK):
+        size += len(chunk)
+        if size > cap:
+            raise too_large(size, cap, where)
+        parts.append(chunk)
+    return b"".join(parts)
+
+
 class EndpointTimeout(TimeoutError):
     """No complete answer within the timeout."""
 
@@ -101,7 +145,7 @@ class Endpoints:
         try:
             async with client.post(f"{base}/chat/completions", json=body, headers=headers, proxy=_proxy_for(base),
                                    timeout=aiohttp.ClientTimeout(total=timeout)) as response:
-                status, raw = response.status, await response.read()
+                status, raw = response.status, await _read_capped(response, base)
                 response_headers = dict(response.headers)
         except TimeoutError as exc:  # aiohttp's timeouts are TimeoutErrors
             raise EndpointTimeout(f"no answer from {base} within {timeout:g} s ({type(exc).__name__})") from None
