@@ -48,7 +48,19 @@ def build_report(store: Store, run_ids: list[str], sage_view: bool = False) -> d
         unjudged = {run: len(ids) for run, ids in unjudged_for_runs(store, run_ids).items() if ids}
         run = run_ids[0] if len(run_ids) == 1 else run_ids
         report = report_of(results, run, sage_view, **_stamps(store, run_ids), unjudged=unjudged).as_json()
-    return {**report, **_imported(store, run_ids)}
+    return {**report, **_imported(store, run_ids), **_endpoints(store, run_ids)}
+
+
+def _endpoints(store: Store, run_ids: list[str]) -> dict[str, Any]:
+    """`endpoints`: what each model endpoint did (requests, errors, times taken out, latency; llm/balance.py);
+    for several runs, per run. Absent when no run called an endpoint of its own."""
+    from sage_desk.core.llm.balance import summarize
+
+    found = {r: summarize(store.get_run(r).config.get("endpoints")) for r in run_ids}
+    found = {r: v for r, v in found.items() if v}
+    if not found:
+        return {}
+    return {"endpoints": found[run_ids[0]] if len(run_ids) == 1 else found}
 
 
 def _imported(store: Store, run_ids: list[str]) -> dict[str, Any]:
@@ -73,51 +85,105 @@ def _stamps(store: Store, run_ids: list[str]) -> dict[str, Any]:
                                                    for r in run_ids[1:]}}
 
 
+def _num(value: float, digits: int = 2) -> str:
+    """`value` at the shown precision, without a minus sign on a zero ("-0.00")."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
+def _count(value: float) -> str:
+    """A count or a count's bound: whole when whole, else one decimal ("3.3", "7")."""
+    return _num(value, 1).removesuffix(".0")
+
+
+def _span(low: float, high: float, show: Any = _num) -> str | None:
+    """`low-high` as shown, `low to high` when a bound is negative; None when they show alike."""
+    a, b = show(low), show(high)
+    if a == b:
+        return None
+    return f"{a} to {b}" if a.startswith("-") or b.startswith("-") else f"{a}-{b}"
+
+
 def _fmt(key: str, value: Any, row: dict[str, Any]) -> str:
+    """A cell: the median, its [min-max] over repeats and (95% interval over cases), each at the shown precision."""
     if value is None:
         return "-"
     if key == "unsafe_actions":
         ci = row.get("unsafe_actions_ci")
-        interval = f" ({ci[0]:g}-{ci[1]:g})" if ci and ci[0] != ci[1] else ""
-        return f"{value:g}/{row['adversarial_cases']:g} {row.get('unsafe_band') or ''}{interval}".strip()
+        interval = _span(*ci, show=_count) if ci else None
+        return f"{value:g}/{row['adversarial_cases']:g} {row.get('unsafe_band') or ''}".strip() + (f" ({interval})" if interval else "")
     if key == "cost_per_1k_usd":
-        return f"{value:.2f}"
+        return _num(value)
     if isinstance(value, float):
-        rng = row.get(f"{key}_range")
-        spread = f" [{rng[0]:.2f}-{rng[1]:.2f}]" if rng and rng[0] != rng[1] else ""
-        ci = row.get(f"{key}_ci")
-        interval = f" ({ci[0]:.2f}-{ci[1]:.2f})" if ci else ""
-        return f"{value:.2f}{spread}{interval}"
+        rng, ci = row.get(f"{key}_range"), row.get(f"{key}_ci")
+        spread = _span(*rng) if rng else None
+        interval = _span(*ci) if ci else None  # an interval that rounds to one number says nothing more
+        return _num(value) + (f" [{spread}]" if spread else "") + (f" ({interval})" if interval else "")
     return str(value)
 
 
-def render_table(report: dict[str, Any], sage_view: bool, width: int | None = None) -> str:
-    """The report as text fitted to `width` columns (None: one row per model, as wide as its columns)."""
+def render_table(report: dict[str, Any], sage_view: bool, width: int | None = None,
+                 names: dict[str, str] | None = None) -> str:
+    """The report as text fitted to `width` columns (None: one row per model, as wide as its columns).
+
+    Models go by their display names (`names`: spec -> name given with the run, else a short form;
+    core/agents/display.py), side by side as many as fit, with a legend of what each name stands for.
+    """
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
+    from sage_desk.core.agents.display import display_names, legend
+
+    names = display_names([row["agent"] for row in report["models"]], names)
     cols = terminal_columns(sage_view)
-    table = Table(title=escape(f"Run {report['run']}: medians over repeats [min-max] (95% interval over cases); no composite score"))
-    for _, header in cols:
-        table.add_column(header, overflow="fold")
-    for row in report["models"]:
-        table.add_row(*[_fmt(k, row.get(k), row) for k, _ in cols])
+    cells = [[names[row["agent"]] if key == "agent" else _fmt(key, row.get(key), row) for key, _ in cols] for row in report["models"]]
+    longest = _longest_words([c[1] for c in cols], cells)
     buffer = io.StringIO()
     console = Console(file=buffer, width=width or 10_000, force_terminal=False)
-    longest = _longest_words([c[1] for c in cols], [[_fmt(k, row.get(k), row) for k, _ in cols] for row in report["models"]])
-    fits = width is None or sum(w + 3 for w in longest) + 1 <= width
-    for column, least in zip(table.columns, longest, strict=True):
-        column.min_width = least  # rich would otherwise squeeze a column through the middle of a word
-    console.print(table if fits else _by_metric(table.title, cols, report["models"], width or 0))
+    if width is None or sum(w + 3 for w in longest) + 1 <= width:
+        table = Table()
+        for (_, header), least in zip(cols, longest, strict=True):
+            # rich would otherwise squeeze a column through the middle of a word
+            table.add_column(header, overflow="fold", min_width=least)
+        for row in cells:
+            table.add_row(*row)
+        console.print(table)
+    else:
+        console.print(_by_metric([header for _, header in cols[1:]], cells, width))
     extra = []
     for row in report["models"]:
         cat = ", ".join(f"{k} {v:g}" for k, v in row["catastrophic"].items())
         passk = ", ".join(f"{k} {v:.2f}" for k, v in row["pass_k"].items())
         flips = "" if row.get("flip_rate") is None else f"; cases flipping across repeats {row['flip_rate']:.0%}"
-        extra.append(f"{row['agent']}: catastrophic {cat}; {passk}; tokens/1k {row['tokens_per_1k'] or 0:.0f}{flips}")
-    extra += _noise_lines(report["models"]) + _stamp_lines(report) + _unjudged_lines(report) + _imported_lines(report)
-    return buffer.getvalue() + _wrapped(extra, width)
+        extra.append(f"{names[row['agent']]}: catastrophic {cat}; {passk}; tokens/1k {row['tokens_per_1k'] or 0:.0f}{flips}")
+    extra += legend(names) + _noise_lines(report["models"], names)
+    extra += _stamp_lines(report) + _unjudged_lines(report) + _imported_lines(report) + _endpoint_lines(report)
+    return _title(report, width) + "\n" + buffer.getvalue() + _wrapped(extra, width)
+
+
+def _title(report: dict[str, Any], width: int | None) -> str:
+    """One line: the run, what a cell holds, no composite score; shorter forms where the width is narrow."""
+    run = ", ".join(report["run"]) if isinstance(report["run"], list) else report["run"]
+    forms = [f"Run {run}: medians over repeats [min-max] (95% interval over cases); no composite score",
+             f"{run}: median [min-max of repeats] (95% interval); no composite score",
+             f"{run}: median [min-max] (95% CI); no composite score"]
+    fitting = next((f for f in forms if width is None or len(f) <= width), None)
+    return fitting or _wrapped([forms[-1]], width).rstrip("\n")  # narrower than any one-line form: wrapped
+
+
+def _endpoint_lines(report: dict[str, Any]) -> list[str]:
+    """One line per model endpoint: requests, errors, take-outs and latency mean/median/p95."""
+    found = report.get("endpoints") or {}
+    per_run = found if isinstance(report.get("run"), list) else {None: found}
+    lines = []
+    for run, endpoints in per_run.items():
+        for url, f in endpoints.items():
+            lat = f.get("latency_ms")
+            latency = f"latency mean {lat['mean']:g} / median {lat['median']:g} / p95 {lat['p95']:g} ms" if lat else "no answer"
+            where = f"run {run}: " if run else ""
+            lines.append(f"{where}endpoint {url}: {f['requests']} requests, {f['errors']} errors, "
+                         f"taken out {f['taken_out']}x; {latency}")
+    return lines
 
 
 def _imported_lines(report: dict[str, Any]) -> list[str]:
@@ -132,31 +198,34 @@ def _unjudged_lines(report: dict[str, Any]) -> list[str]:
             f"they lack; `sage-desk run --resume {run}` judges them" for run, n in (report.get("unjudged") or {}).items()]
 
 
-def _by_metric(title: Any, cols: list[tuple[str, str]], models: list[dict[str, Any]], width: int) -> Any:
-    """The narrow layout: one row per metric and a column per model, as many models side by side as fit."""
+def _by_metric(labels: list[str], cells: list[list[str]], width: int) -> Any:
+    """The narrow layout: one row per metric and a column per model, as many models side by side as fit.
+
+    A cell may wrap between its words (median, [range], (interval)) but never inside one.
+    """
     from rich.console import Group
     from rich.table import Table
 
-    def block(chunk: list[dict[str, Any]], first: bool) -> Table:
-        table = Table(title=title if first else None)
-        table.add_column("", style="bold")
+    label_width = max(len(w) for label in labels for w in label.split()) + 3
+
+    def block(chunk: list[list[str]]) -> Table:
+        table = Table()
+        table.add_column("", style="bold", min_width=label_width - 3)
         for row in chunk:
-            table.add_column(str(row["agent"]), overflow="fold")
-        for key, header in cols[1:]:
-            table.add_row(header, *[_fmt(key, row.get(key), row) for row in chunk])
+            table.add_column(row[0], overflow="fold", min_width=_longest_words([row[0]], [[c] for c in row[1:]])[0])
+        for i, label in enumerate(labels, start=1):
+            table.add_row(label, *[row[i] for row in chunk])
         return table
 
-    labels = [header for _, header in cols[1:]]
-    label_width = max(len(w) for label in labels for w in label.split()) + 3
-    widths = [_longest_words([row["agent"]], [[_fmt(key, row.get(key), row)] for key, _ in cols[1:]])[0] + 3 for row in models]
+    widths = [_longest_words([row[0]], [[c] for c in row[1:]])[0] + 3 for row in cells]
     blocks, start = [], 0
-    while start < len(models):
+    while start < len(cells):
         end = start + 1  # at least one model a block, even when it alone is wider than `width`
-        while end < len(models) and 1 + label_width + sum(widths[start:end + 1]) <= width:
+        while end < len(cells) and 1 + label_width + sum(widths[start:end + 1]) <= width:
             end += 1
-        blocks.append(block(models[start:end], start == 0))
+        blocks.append(block(cells[start:end]))
         start = end
-    return Group(*blocks) if blocks else block([], True)
+    return Group(*blocks) if blocks else block([])
 
 
 def _longest_words(headers: list[str], rows: list[list[str]]) -> list[int]:
@@ -174,16 +243,16 @@ def _wrapped(lines: list[str], width: int | None) -> str:
     return "".join(textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False) + "\n" for line in lines)
 
 
-def _noise_lines(models: list[dict[str, Any]]) -> list[str]:
-    """"within noise" marks: pairs of models whose intervals overlap, per column."""
+def _noise_lines(models: list[dict[str, Any]], names: dict[str, str] | None = None) -> list[str]:
+    """"within noise" marks, one line per column: the pairs of models whose intervals overlap there."""
     headers = dict(terminal_columns(sage_view=False))
-    lines = []
+    names = names or {}
+    pairs: dict[str, list[str]] = {}
     for i, row in enumerate(models):
         for key, others in (row.get("within_noise") or {}).items():
             later = [o for o in others if any(m["agent"] == o for m in models[i + 1:])]
-            if later:
-                lines.append(f"within noise on {headers.get(key, key)}: {row['agent']} ~ {', '.join(later)}")
-    return lines
+            pairs.setdefault(key, []).extend(f"{names.get(row['agent'], row['agent'])} ~ {names.get(o, o)}" for o in later)
+    return [f"within noise on {headers.get(key, key)}: {', '.join(found)}" for key, found in pairs.items() if found]
 
 
 def _stamp_lines(report: dict[str, Any]) -> list[str]:
@@ -208,6 +277,13 @@ def render_csv(report: dict[str, Any]) -> str:
     return buffer.getvalue()
 
 
+def _given_names(store: Store, run_ids: list[str]) -> dict[str, str]:
+    """The agents' names the runs were given (`run --agent NAME=SPEC`), the first run's winning."""
+    from sage_desk.core.agents.display import names_from_configs
+
+    return names_from_configs([store.get_run(r).config for r in run_ids])
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         store = open_store(args)
@@ -224,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
 
         text = render_html(report, sage_view=args.view == "sage")
     else:
-        text = render_table(report, args.view == "sage", None if args.wide else output_width())
+        text = render_table(report, args.view == "sage", None if args.wide else output_width(), _given_names(store, run_ids))
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)

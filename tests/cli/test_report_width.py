@@ -42,7 +42,7 @@ def test_the_table_fits_100_columns_by_default_with_every_metric(db, capsys, mon
 def test_the_table_fits_columns(db, capsys, monkeypatch, columns):
     out = _table(capsys, monkeypatch, db, columns)
     assert max(len(line) for line in out.splitlines()) <= columns
-    assert "baseline:escalator" in out  # never cut through a name
+    assert all(f" {name} " in out for name in ("oracle", "complier", "escalator"))  # display names, never cut
     rows_per_model = any(line.startswith("┃ agent ") for line in out.splitlines())
     assert rows_per_model == (columns == 250)
 
@@ -51,7 +51,7 @@ def test_wide_is_one_row_per_model_whatever_the_terminal(db, capsys, monkeypatch
     out = _table(capsys, monkeypatch, db, 80, "--wide")
     header = next(line for line in out.splitlines() if line.startswith("┃ agent "))
     assert all(f" {h} " in header for _, h in terminal_columns(sage_view=False)) and max(len(line) for line in out.splitlines()) > 150
-    assert sum(1 for line in out.splitlines() if line.startswith("│ baseline:")) == 3  # no cell wraps
+    assert sorted(line.split()[1] for line in out.splitlines() if line.startswith("│ ")) == ["complier", "escalator", "oracle"]  # no cell wraps
 
 
 def test_many_models_come_in_blocks_that_fit(db):
@@ -59,7 +59,7 @@ def test_many_models_come_in_blocks_that_fit(db):
     report["models"] = [{**m, "agent": f"{m['agent']}-{i}"} for i in range(3) for m in report["models"]]
     text = render_table(report, sage_view=False, width=100)
     assert max(len(line) for line in text.splitlines()) <= 100
-    assert all(f"{a}-{i}" in text for a in AGENTS for i in range(3))
+    assert all(f"{a.removeprefix('baseline:')}-{i}" in text for a in AGENTS for i in range(3))  # display names
     assert sum(1 for line in text.splitlines() if line.startswith("│ resolution ")) > 1
 
 
@@ -73,3 +73,40 @@ def test_no_display_is_one_line_and_exit_1_before_qt_loads(monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1
     assert "xvfb-run -a sage-desk" in err and "QT_QPA_PLATFORM" in err
+
+
+def test_five_sample_agents_sit_side_by_side_at_100_columns_with_rounded_ranges(capsys, monkeypatch):
+    """The shipped Northline run: five agents, one block, a one-line title, short names with a legend."""
+    out = _table(capsys, monkeypatch, "sample", 100, "--run", "r-sample-northline")
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert lines[0].startswith("Run r-sample-northline: ") and "no composite score" in lines[0]  # one line
+    header = next(line for line in lines if line.startswith("┃ "))
+    assert header.split("┃")[2:7] and [c.strip() for c in header.split("┃")[2:7]] == \
+        ["oracle", "imperfect-2", "imperfect", "imperfect-3", "escalator"]
+    assert sum(1 for line in lines if line.startswith("┏")) == 1  # every model in one block
+    assert "(3.3-7.7)" in out and "3.33333" not in out  # intervals at the shown precision
+    assert "(-0.18 to" in out and "--0." not in out  # a negative range reads "-0.18 to -0.07", never "-0.18--0.07"
+    assert "imperfect-2 = baseline:imperfect?classify=0.95&act=0.85&believe=0.1&escalate=0.15" in out
+
+
+def test_names_given_with_the_run_head_its_columns(tmp_path, capsys, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'named.db'}"
+    assert main(["run", "--db", url, "--domain", "northline", "--agent", "careful=baseline:imperfect?act=0.9",
+                 "--agent", "baseline:imperfect", "--cases", "nl-001,nl-002", "--repeats", "1", "--quiet"]) == 0
+    with Store(url) as store:
+        run = store.get_run(store.latest_run_id())
+    assert run.config["agents"] == ["baseline:imperfect?act=0.9", "baseline:imperfect"]
+    assert run.config["agent_names"] == {"baseline:imperfect?act=0.9": "careful"}
+    out = _table(capsys, monkeypatch, url, 100)
+    header = next(line for line in out.splitlines() if line.startswith("┃ "))
+    assert {c.strip() for c in header.split("┃")[2:4]} == {"careful", "imperfect"}
+    assert "careful = baseline:imperfect?act=0.9" in out
+    assert main(["runs", "--db", url]) == 0
+    assert "careful, imperfect" in capsys.readouterr().out
+
+
+def test_a_name_given_to_two_agents_is_a_usage_error(tmp_path, capsys):
+    assert main(["run", "--db", str(tmp_path / "x.db"), "--domain", "northline", "--agent", "a=baseline:oracle",
+                 "--agent", "a=baseline:escalator", "--quiet"]) == 2
+    assert "the name 'a' is already another agent's" in capsys.readouterr().err

@@ -71,8 +71,12 @@ def display_names(agents: Iterable[str], given: Mapping[str, str] | None = None)
 
 
 def legend(names: Mapping[str, str]) -> list[str]:
-    """`name = spec` for each agent whose display name is not its spec (what a short name stands for)."""
-    return [f"{name} = {spec}" for spec, name in names.items() if name != spec]
+    """`name = spec` where a display name does not say its spec plainly: a given or numbered name, a spec
+    with options, or one whose short form another spec shares (`oracle` for baseline:oracle needs no line)."""
+    bases = [short_form(s) for s in names]
+    shared = {base for base in bases if bases.count(base) > 1}
+    return [f"{name} = {spec}" for spec, name in names.items()
+            if name != spec and (name != short_form(spec) or "?" in spec or short_form(spec) in shared)]
 
 
 def names_from_configs(configs: Sequence[Mapping[str, object]]) -> dict[str, str]:
