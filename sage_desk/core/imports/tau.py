@@ -78,6 +78,9 @@ def _list_items(path: Path) -> Iterator[tuple[int, Any] | Problem]:
         except json.JSONDecodeError as exc:
             yield Problem(str(path), exc.lineno, exc.colno, f"not JSON: {exc.msg}")
             return
+        except (ValueError, RecursionError) as exc:  # a number too long to read, nesting too deep
+            yield Problem(str(path), line, 1, f"cannot read this item: {_hostile(exc)}")
+            return
         yield line, item
         at = _skip(text, end)
         if text[at:at + 1] == ",":
@@ -184,7 +187,16 @@ def _simulation(sim: Any, where: str, agent: str | None, path: Path, line: int) 
 
 
 def _load(path: Path) -> Any:
-    return json.loads(_read(path))
+    try:
+        return json.loads(_read(path).lstrip("\ufeff"))
+    except json.JSONDecodeError:
+        raise
+    except (ValueError, RecursionError) as exc:  # a number too long to read, nesting too deep
+        raise OSError(_hostile(exc)) from None
+
+
+def _hostile(exc: Exception) -> str:
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
 
 
 def _results_paths(path: Path) -> tuple[Path, Path | None]:

@@ -272,3 +272,23 @@ def test_setting_the_slot_settles_provisional_verdicts(db: str, capsys) -> None:
     assert not any(v.details.get("provisional") for v in verdicts)
     assert next(v for v in verdicts if v.criterion == "classification.Request").passed is True
     assert store.conversation(status.id).rules_state is None
+
+
+@pytest.mark.parametrize(("fmt", "text", "message"), [
+    ("tau-bench", "[" + "[" * 100_000 + "]" * 100_000 + "]", "cannot read this item: nested too deeply"),
+    ("tau-bench", '[{"task_id": ' + "9" * 5000 + ', "traj": []}]', "cannot read this item: Exceeds the limit"),
+    ("tau2", '{"info": {}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "cannot read: nested too deeply"),
+])
+def test_hostile_json_is_a_located_problem_not_a_crash(tmp_path: Path, fmt: str, text: str, message: str) -> None:
+    bad = tmp_path / "hostile.json"
+    bad.write_text(text)
+    parsed, problems = read_files([bad], fmt)
+    assert parsed == [] and len(problems) == 1 and message in problems[0].message
+
+
+def test_a_byte_order_mark_is_read_past(tmp_path: Path) -> None:
+    for name, fmt, body in (("bom-list.json", "tau-bench", BENCH.read_text()), ("bom-tau2.json", "tau2", TAU2_FILE.read_text())):
+        path = tmp_path / name
+        path.write_text("\ufeff" + body, encoding="utf-8")
+        parsed, problems = read_files([path], fmt)
+        assert problems == [] and len(parsed) in (4, 2)
