@@ -33,9 +33,15 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, metavar="N",
                         help="spread conversations over N processes (for fast local servers, where one process is CPU-bound)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for model calls (Ollama, vLLM ...)")
-    parser.add_argument("--user-api-base", metavar="URL", help="the customer simulator's own server; 'default': its provider's")
-    parser.add_argument("--judge-api-base", metavar="URL", help="the judges' own server; 'default': their provider's")
+    parser.add_argument("--api-base", action="append", metavar="URL",
+                        help="OpenAI-compatible server for model calls (Ollama, vLLM ...); repeat it (or A,B) to spread "
+                             "calls over several replicas: each goes to the least busy one that is up")
+    parser.add_argument("--user-api-base", action="append", metavar="URL",
+                        help="the customer simulator's own server(s), repeatable; 'default': its provider's")
+    parser.add_argument("--judge-api-base", action="append", metavar="URL",
+                        help="the judges' own server(s), repeatable; 'default': their provider's")
+    parser.add_argument("--endpoint-concurrency", type=int, metavar="N",
+                        help="at most N requests in flight to any one endpoint (default: no cap beyond --concurrency)")
     parser.add_argument("--cases", metavar="ID,ID", help="only these case ids")
     parser.add_argument("--suite", metavar="FILE", help="a case suite other than the domain's cases.jsonl")
     parser.add_argument("--resume", metavar="RUN_ID",
@@ -51,12 +57,22 @@ def _spec(args: argparse.Namespace) -> Any:
     judges = [j for j in args.judge if j != "none"]
     agents, names = _named_agents(args.agent)
     spec = RunSpec(domain=args.domain, agents=agents, agent_names=names or None, user=args.user, judges=judges, repeats=args.repeats,
-                   concurrency=args.concurrency, seed=args.seed, api_base=args.api_base,
-                   user_api_base=args.user_api_base, judge_api_base=args.judge_api_base,
+                   concurrency=args.concurrency, seed=args.seed, api_base=_bases(args.api_base),
+                   user_api_base=_bases(args.user_api_base), judge_api_base=_bases(args.judge_api_base),
+                   endpoint_concurrency=args.endpoint_concurrency,
                    cases=args.cases.split(",") if args.cases else None, suite=args.suite)
     apply_agent_options(spec, args)
     spec.tools_server = args.tools_server
     return spec
+
+
+def _bases(given: list[str] | None) -> str | None:
+    """Repeated --api-base values as one API base ("A,B"); 'default' stays itself (the provider's own endpoint)."""
+    from sage_desk.core.llm.balance import join_bases
+
+    if given and "default" in given:
+        return "default"
+    return join_bases(given)
 
 
 def _named_agents(given: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -79,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         return fail("name --domain and at least one --agent (or --resume RUN_ID)", USAGE)
     if args.workers < 1:
         return fail("--workers must be at least 1", USAGE)
+    if args.endpoint_concurrency is not None and args.endpoint_concurrency < 1:
+        return fail("--endpoint-concurrency must be at least 1", USAGE)
     try:
         _named_agents(args.agent)
     except ValueError as exc:

@@ -8,7 +8,7 @@ runner records straight into the store (`DirectRecorder`): every write its own t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from sage_desk.core.events import Event, Recorder, TerminationReason
@@ -65,6 +65,10 @@ class RunStore(Protocol):
 
     def close(self) -> None:
         """Close connections (they reopen on use): none may cross a fork to a worker process."""
+        ...
+
+    def update_run_config(self, run_id: str, key: str, update_value: Callable[[Any], Any]) -> None:
+        """Set `config[key]` to `update_value(its current value)` in one transaction (figures several processes add to)."""
         ...
 
     def claim_run(self, run_id: str, join: bool = False) -> int:

@@ -23,6 +23,7 @@ the store, since such a hook's own writes would bypass a batch and land out of o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import os
@@ -66,6 +67,7 @@ class RunSpec:
     api_base: str | None = None  # every role's model calls, unless the role has its own below
     user_api_base: str | None = None  # the simulated customer's; None: api_base, "default": the provider's own
     judge_api_base: str | None = None  # the judges'; None: api_base, "default": the provider's own
+    endpoint_concurrency: int | None = None  # at most this many requests in flight to any one endpoint (llm/balance.py)
     cases: list[str] | None = None  # case ids to run; None = the whole suite
     suite: str | None = None  # a suite file other than the domain's cases.jsonl
     imported: dict[str, Any] | None = None  # an imported run (sage-desk import): its format, files and name; nothing to play
@@ -93,7 +95,8 @@ class RunSpec:
 
     def api_base_for(self, role: str) -> str | None:
         """Where a role's ("agent", "user", "judge") model calls go: its own API base, else the run's;
-        None is the provider's own endpoint (a local agent can be judged by a hosted model)."""
+        None is the provider's own endpoint (a local agent can be judged by a hosted model). Several
+        endpoints are one comma-separated API base, balanced call by call (core/llm/balance.py)."""
         own = {"user": self.user_api_base, "judge": self.judge_api_base}.get(role)
         base = own if own is not None else self.api_base
         return None if base in (None, "", PROVIDER_DEFAULT) else base
@@ -143,6 +146,9 @@ def conversation_seed(seed: int, case_id: str, agent: str, repeat: int) -> int:
 
 def load_cases(bundle: DomainBundle, spec: RunSpec) -> list[Case]:
     """The cases a run plays, in suite order."""
+    if bundle.domain.audit_only and not spec.suite:
+        raise RunError(f"domain {bundle.name!r} is audit-only: it has no world or case suite to play; import its "
+                        f"conversations instead (sage-desk import FILE --domain {bundle.name})")
     cases = load_suite(spec.suite or bundle.cases_path)
     if spec.cases:
         wanted = set(spec.cases)
@@ -272,7 +278,8 @@ class Runner:
             if self._sharded(todo):
                 await self._play_in_workers(run_id, spec, todo)
             else:
-                await self._play_rows(self._rows(run_id), spec, spec.concurrency)
+                with self._endpoint_figures(run_id, spec, shares=1):
+                    await self._play_rows(self._rows(run_id), spec, spec.concurrency)
         finally:
             heartbeat.stop()
             self._release(self.owner_id)
@@ -332,7 +339,28 @@ class Runner:
         self._loop = asyncio.get_running_loop()
         spec = RunSpec.from_config(self.store.get_run(run_id).config)
         self.progress = Progress(total=0)  # the parent's progress counts the run; this one only what was played here
-        await self._play_rows(self._rows(run_id, share, shares), spec, concurrency)
+        with self._endpoint_figures(run_id, spec, shares):
+            await self._play_rows(self._rows(run_id, share, shares), spec, concurrency)
+
+    @contextlib.contextmanager
+    def _endpoint_figures(self, run_id: str, spec: RunSpec, shares: int) -> Iterator[None]:
+        """Cap each endpoint at this process's share of `--endpoint-concurrency`, and add what every endpoint
+        did while this process played to the run's figures (report: endpoints), even when the play failed."""
+        from sage_desk.core.llm import balance
+
+        cap = spec.endpoint_concurrency
+        balance.set_endpoint_concurrency(None if cap is None else max(1, -(-cap // shares)))
+        balance.take_stats()  # what an earlier run of this process left is not this run's
+        try:
+            yield
+        finally:
+            balance.set_endpoint_concurrency(None)
+            taken = balance.take_stats()
+            if taken:
+                try:
+                    self.store.update_run_config(run_id, "endpoints", lambda old: balance.merge_stats(old, taken))
+                except Exception as exc:  # noqa: BLE001 - figures only: never hide why the run stopped behind them
+                    log.warning("could not record the endpoints' figures: %s", str(exc).splitlines()[0][:200])
 
     def _sharded(self, todo: int) -> bool:
         if self.workers == 1 or todo < 2:

@@ -1,0 +1,70 @@
+"""One run over several endpoints (issue 38): repeated --api-base, one replica failing for a while,
+the per-endpoint cap, and what `report` says each endpoint did."""
+
+from __future__ import annotations
+
+import json
+
+from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
+
+from sage_desk.cli import main
+from sage_desk.core.store import Store
+
+
+def _agent(request):
+    """Reply once, then close the ticket: two completions a conversation."""
+    if any(m["role"] == "assistant" for m in request["messages"]):
+        return [FakeToolCall("close_ticket", {"outcome": "resolved", "summary": "answered"})]
+    return FakeReply("Your order is on its way.")
+
+
+CASES = "nl-001,nl-002,nl-003,nl-004,nl-005,nl-006"
+
+
+def test_two_endpoints_one_failing_for_a_while_every_conversation_finishes(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    # `flaky` answers 503 to the two requests it gets first, so it is out for 0.5-1 s (the client's first
+    # back-off), then serves again; the run lasts about 2.4 s (96 completions, 4 at a time, 0.1 s each).
+    with FakeOpenAIServer(_agent, latency=0.1, faults=["503"] * 2) as flaky, FakeOpenAIServer(_agent, latency=0.1) as steady:
+        code = main(["run", "--db", db, "--domain", "northline", "--cases", CASES, "--repeats", "8",
+                     "--agent", "openai/agent-model", "--api-base", flaky.base_url, "--api-base", steady.base_url,
+                     "--concurrency", "4", "--quiet"])
+        assert code == 0
+        served = {"flaky": len(flaky.requests), "steady": len(steady.requests)}
+    store = Store(db)
+    (run,) = store.list_runs()
+    assert run.counts == {"finished": 48}
+    assert run.config["api_base"] == f"{flaky.base_url},{steady.base_url}"
+    assert served["flaky"] > 2 + 10 and served["steady"] > 10  # it served work once back, not only its failures
+
+    capsys.readouterr()
+    assert main(["report", "--db", db, "--format", "json"]) == 0
+    endpoints = json.loads(capsys.readouterr().out)["endpoints"]
+    assert set(endpoints) == {flaky.base_url, steady.base_url}
+    assert endpoints[flaky.base_url]["errors"] == 2 and endpoints[flaky.base_url]["taken_out"] == 1
+    assert endpoints[steady.base_url]["errors"] == 0 and endpoints[steady.base_url]["taken_out"] == 0
+    assert {name: endpoints[s.base_url]["requests"] for name, s in (("flaky", flaky), ("steady", steady))} == served
+    assert sum(e["requests"] - e["errors"] for e in endpoints.values()) == 96  # two answered completions a conversation
+    assert endpoints[steady.base_url]["latency_ms"]["median"] >= 100  # the fake's 100 ms, measured by the client
+
+    assert main(["report", "--db", db]) == 0
+    text = capsys.readouterr().out
+    assert f"endpoint {flaky.base_url}: {served['flaky']} requests, 2 errors, taken out 1x" in text
+
+
+def test_endpoint_concurrency_caps_each_replica(tmp_path):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with FakeOpenAIServer(_agent, latency=0.05) as a, FakeOpenAIServer(_agent, latency=0.05) as b:
+        code = main(["run", "--db", db, "--domain", "northline", "--cases", CASES, "--repeats", "2",
+                     "--agent", "openai/agent-model", "--api-base", f"{a.base_url},{b.base_url}",
+                     "--concurrency", "8", "--endpoint-concurrency", "2", "--quiet"])
+        assert code == 0
+        assert 0 < a.max_in_flight <= 2 and 0 < b.max_in_flight <= 2
+    assert Store(db).list_runs()[0].config["endpoint_concurrency"] == 2
+
+
+def test_a_cap_below_one_is_a_usage_error(tmp_path, capsys):
+    code = main(["run", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--domain", "northline", "--agent", "openai/x",
+                 "--api-base", "http://127.0.0.1:9/v1", "--endpoint-concurrency", "0"])
+    assert code == 2
+    assert "--endpoint-concurrency must be at least 1" in capsys.readouterr().err
