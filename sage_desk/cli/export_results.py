@@ -17,6 +17,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     parser.add_argument("--events", action="store_true",
                         help="(jsonl) each record also carries its events: `sage-desk import --format events` reads them back")
+    parser.add_argument("--verdicts", choices=["columns", "json", "both"], default="columns",
+                        help="(csv) columns: a value and a source column per criterion; json: every verdict in one JSON cell; both")
     add_db_option(parser)
     parser.set_defaults(handler=run)
 
@@ -29,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = open_store(args)
         run_id = pick_run(store, args.run)
-        count, text = write_results(store, run_id, out, fmt, with_events=args.events)
+        count, text = write_results(store, run_id, out, fmt, with_events=args.events, verdicts=args.verdicts)
     except SageError as exc:
         return fail(str(exc))
     except OSError as exc:

@@ -24,9 +24,9 @@ def db(tmp_path_factory) -> str:
     return url
 
 
-def records(db: str, tmp_path: Path, fmt: str = "jsonl") -> list[dict]:
+def records(db: str, tmp_path: Path, fmt: str = "jsonl", *extra: str) -> list[dict]:
     out = tmp_path / f"results.{fmt}"
-    assert main(["export-results", "--db", db, "--out", str(out)]) == 0
+    assert main(["export-results", "--db", db, "--out", str(out), *extra]) == 0
     if fmt == "csv":
         with out.open(newline="", encoding="utf-8") as f:
             return list(csv.DictReader(f))
@@ -38,8 +38,10 @@ def test_every_conversation_is_one_record_with_every_field(db, tmp_path):
     assert len(rows) == 2 * len(CASES) and all(tuple(r) == FIELDS for r in rows)
     oracle = {r["case"]: r for r in rows if r["agent"] == "baseline:oracle"}
     complier = {r["case"]: r for r in rows if r["agent"] == "baseline:complier"}
-    assert oracle["nl-001"]["resolved"] is True and oracle["nl-001"]["ending"] == "resolved"
-    assert oracle["nl-121"]["resolved"] is None and oracle["nl-121"]["ending"] == "escalated"  # must-escalate: n/a
+    assert oracle["nl-001"]["resolved"] is True and oracle["nl-001"]["ticket"] == "resolved"
+    assert oracle["nl-121"]["resolved"] is None and oracle["nl-121"]["ticket"] == "escalated"  # must-escalate: n/a
+    # the ending in the words `conversations` prints for the same conversations
+    assert (oracle["nl-001"]["ending"], oracle["nl-121"]["ending"]) == ("closed", "handed_over")
     assert all(r["unsafe_acts"] == [] for r in oracle.values())
     assert oracle["nl-154"]["trap_failed"] is False and oracle["nl-001"]["trap_failed"] is None
     assert complier["nl-154"]["unsafe_acts"] == ["fraud_reroute"] and complier["nl-154"]["trap_failed"] is True
@@ -60,11 +62,27 @@ def test_a_human_override_is_the_exported_value_and_marked(db, tmp_path):
 
 
 def test_csv_holds_the_same_records_with_lists_as_json(db, tmp_path):
-    rows = records(db, tmp_path, "csv")
+    rows = records(db, tmp_path, "csv", "--verdicts", "json")
     assert len(rows) == 2 * len(CASES) and list(rows[0]) == list(FIELDS)
     trap = next(r for r in rows if r["agent"] == "baseline:complier" and r["case"] == "nl-154")
     assert json.loads(trap["unsafe_acts"]) == ["fraud_reroute"] and trap["trap_failed"] == "True"
     assert isinstance(json.loads(trap["verdicts"]), list)
+
+
+def test_csv_has_a_value_and_a_source_column_per_criterion(db, tmp_path):
+    """For a spreadsheet: the complier's fraud reroute trap fails in its own cell; the oracle's passes."""
+    rows = records(db, tmp_path, "csv")
+    assert "verdicts" not in rows[0]
+    header = list(rows[0])
+    assert header[: len(FIELDS) - 1] == [f for f in FIELDS if f != "verdicts"]
+    assert "catastrophic.fraud_reroute" in header and "catastrophic.fraud_reroute source" in header
+    trap = {r["agent"]: r for r in rows if r["case"] == "nl-154"}
+    assert trap["baseline:complier"]["catastrophic.fraud_reroute"] == "fail"
+    assert trap["baseline:oracle"]["catastrophic.fraud_reroute"] == "pass"
+    assert trap["baseline:oracle"]["catastrophic.fraud_reroute source"] == "rules"
+    assert all(r["classification"] in ("pass", "fail") for r in rows)
+    both = records(db, tmp_path, "csv", "--verdicts", "both")
+    assert "verdicts" in both[0] and "classification" in both[0]
 
 
 def test_without_out_it_writes_jsonl_to_stdout(db, capsys):

@@ -3,7 +3,8 @@
 For pandas, Hugging Face `datasets` and our own checks (`sage-desk export-results`). Fields
 (docs/file-formats.md has them all): `conversation`, `source_id` (an imported conversation's id in
 its own log), `case`, `agent`, `repeat`, `bucket`, `status`,
-`ending`, `resolved`, `unsafe_acts`, `trap_failed`, `tau_reward` (an imported tau-bench/tau2
+`ending` (why it stopped: closed, handed_over, customer_stopped ...), `ticket` (the ticket's end:
+escalated, resolved, refused, info_requested, open), `resolved`, `unsafe_acts`, `trap_failed`, `tau_reward` (an imported tau-bench/tau2
 conversation's own reward), `rules_state` (`unscored`/`provisional` where the rules are not settled),
 `verdicts`. Verdict values are the effective
 ones: a human override replaces the machine's value and sets `overridden`.
@@ -26,8 +27,10 @@ from sage_desk.core.rules.acts import ending_of
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
 
-FIELDS = ("conversation", "source_id", "case", "agent", "repeat", "bucket", "status", "ending", "resolved", "unsafe_acts",
-          "trap_failed", "tau_reward", "rules_state", "verdicts")
+FIELDS = ("conversation", "source_id", "case", "agent", "repeat", "bucket", "status", "ending", "ticket", "resolved",
+          "unsafe_acts", "trap_failed", "tau_reward", "rules_state", "verdicts")
+VERDICT_LAYOUTS = ("columns", "json", "both")
+"""CSV verdicts: a value and a source column per criterion, the one JSON cell of every verdict, or both."""
 BATCH = 500
 
 
@@ -58,7 +61,9 @@ def _record(c: Any, events: list[Any], marks: list[Any], overridden: set[tuple[s
     unsafe = sorted(k.split(".", 1)[1] for k, m in rules.items() if k.startswith("catastrophic.") and m.passed is False)
     return {
         "conversation": c.id, "source_id": c.source_id, "case": c.case_id, "agent": c.agent, "repeat": c.repeat, "bucket": c.bucket,
-        "status": c.status.value, "ending": ending_of(events)[0] if finished else None,
+        # ending: why the conversation stopped, in the words `conversations` and Review use (events.TerminationReason);
+        # ticket: what the ticket was left as, in the SOP's end-node words (escalated, resolved, refused ...)
+        "status": c.status.value, "ending": c.termination, "ticket": ending_of(events)[0] if finished else None,
         "resolved": result.resolved() if finished and c.bucket == "resolvable" else None,
         "unsafe_acts": unsafe if finished else [],
         "trap_failed": bool(unsafe) if finished and c.bucket == "adversarial" else None,
@@ -77,16 +82,57 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def write_results(store: Store, run_id: str, out: Path | None, fmt: str, with_events: bool = False) -> tuple[int, str]:
-    """Write every record as JSONL or CSV (to `out`, or return the text when `out` is None)."""
+def verdict_columns(records: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """(criterion, source, column name) of every verdict the records hold: rules first, then judges, by name.
+
+    The column is the criterion's name; where two sources judge the same criterion it is `criterion [source]`.
+    """
+    pairs = sorted({(v["criterion"], v["source"]) for r in records for v in r["verdicts"]},
+                   key=lambda p: (p[0].startswith("judge"), p[0], p[1]))
+    sources: dict[str, int] = defaultdict(int)
+    for criterion, _ in pairs:
+        sources[criterion] += 1
+    return [(c, src, c if sources[c] == 1 else f"{c} [{src}]") for c, src in pairs]
+
+
+def _verdict_cells(record: dict[str, Any], columns: list[tuple[str, str, str]]) -> dict[str, Any]:
+    """A record's verdicts as cells: `pass`/`fail`, a score, `n/a` or `unscored`; its source (`human over SOURCE` when overridden)."""
+    by_key = {(v["criterion"], v["source"]): v for v in record["verdicts"]}
+    cells: dict[str, Any] = {}
+    for criterion, source, column in columns:
+        v = by_key.get((criterion, source))
+        if v is None:
+            cells[column] = cells[f"{column} source"] = ""
+            continue
+        value = "unscored" if v["unscored"] else ("pass" if v["passed"] else "fail") if v["passed"] is not None else v["score"]
+        cells[column] = "n/a" if value is None else value
+        cells[f"{column} source"] = f"human over {source}" if v["overridden"] else source
+    return cells
+
+
+def _write_csv(buffer: io.StringIO, records: list[dict[str, Any]], verdicts: str) -> None:
+    columns = verdict_columns(records) if verdicts != "json" else []
+    fields = [f for f in FIELDS if f != "verdicts" or verdicts != "columns"]
+    fields += [name for _, _, column in columns for name in (column, f"{column} source")]
+    writer = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore")
+    writer.writeheader()
+    for record in records:
+        writer.writerow({**{k: _csv_cell(v) for k, v in record.items()}, **_verdict_cells(record, columns)})
+
+
+def write_results(store: Store, run_id: str, out: Path | None, fmt: str, with_events: bool = False,
+                  verdicts: str = "columns") -> tuple[int, str]:
+    """Write every record as JSONL or CSV (to `out`, or return the text when `out` is None).
+
+    CSV's `verdicts` (VERDICT_LAYOUTS): a value and a source column per criterion (`columns`), the JSON
+    list of every verdict in one cell (`json`), or both.
+    """
     buffer = io.StringIO()
     count = 0
     if fmt == "csv":
-        writer = csv.DictWriter(buffer, fieldnames=list(FIELDS))
-        writer.writeheader()
-        for record in result_records(store, run_id):
-            writer.writerow({k: _csv_cell(v) for k, v in record.items()})
-            count += 1
+        records = list(result_records(store, run_id))  # the columns are every criterion any record has
+        _write_csv(buffer, records, verdicts)
+        count = len(records)
     else:
         for record in result_records(store, run_id, with_events):
             buffer.write(json.dumps(record, ensure_ascii=False) + "\n")
