@@ -130,6 +130,18 @@ def test_unknown_case_ids_and_bad_api_base_are_refused(qtbot, screen, store):
     assert store.list_runs() == []
 
 
+def test_several_api_bases_separated_by_commas(qtbot, screen, store):
+    choose(screen)
+    screen.form.api_base.setText(" http://gpu-1:8000/v1, http://gpu-2:8000/v1/ ")
+    screen.form.user_api_base.setCurrentText("http://cpu-1:8000/v1,http://cpu-2:8000/v1")
+    assert not [p for p in screen.form.problems() if "URL" in p]
+    spec = screen.form.spec()
+    assert spec.api_base_for("agent") == "http://gpu-1:8000/v1,http://gpu-2:8000/v1"  # one API base, two replicas
+    assert spec.api_base_for("user") == "http://cpu-1:8000/v1,http://cpu-2:8000/v1"
+    screen.form.api_base.setText("http://gpu-1:8000/v1, gpu-2:8000")
+    assert "The API base 'gpu-2:8000' is not a URL (e.g. http://localhost:11434/v1)." in screen.form.problems()
+
+
 def test_a_judge_name_nobody_can_route_is_refused_before_a_run_exists(qtbot, screen, store):
     choose(screen)
     screen.form.judges.add("nope:judge")

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from sage_desk.core.agents.base import baseline_names
 from sage_desk.core.engine.runner import PROVIDER_DEFAULT, RunSpec
 from sage_desk.core.errors import SageError
+from sage_desk.core.llm.balance import join_bases, split_bases
 from sage_desk.core.llm.secrets import missing_keys
 from sage_desk.core.locations import shipped_domains
 
@@ -77,7 +78,7 @@ class RoleApiBase(QComboBox):
         text = self.currentText().strip()
         if text in ("", SAME_AS_RUN):
             return None
-        return PROVIDER_DEFAULT if text == PROVIDERS_OWN else text
+        return PROVIDER_DEFAULT if text == PROVIDERS_OWN else join_bases([text])  # "A, B": several servers
 
     def set_value(self, value: str | None) -> None:
         """Show a value `value()` gave (a restored session)."""
@@ -217,9 +218,10 @@ class RunForm(QWidget):
         self.agents.list.setToolTip("Tick every agent model to test. Baselines need no LLM and no key.")
         self.agents.list.setFixedHeight(118)
         self._build_agent_options()
-        self.api_base.setPlaceholderText("optional: http://localhost:11434/v1 (Ollama), vLLM …")
+        self.api_base.setPlaceholderText("optional: http://localhost:11434/v1 (Ollama), vLLM … (several: A, B)")
         self.api_base.setToolTip("An OpenAI-compatible server the model calls go to (the agents', and the customer's\n"
-                                 "and judges' unless they have their own below). Empty: the providers' own endpoints.")
+                                 "and judges' unless they have their own below). Empty: the providers' own endpoints.\n"
+                                 "Several replicas, separated by commas: each call goes to the least busy one that is up.")
         self.user.setEditable(True)
         self.user.addItem(SCRIPTED)
         user_edit = self.user.lineEdit()
@@ -420,7 +422,7 @@ class RunForm(QWidget):
             agent_fields = {}  # problems() says what is wrong; a start is refused until it is fixed
         return RunSpec(**agent_fields, domain=self.domain_name(), agents=self.agents.checked(), user=self.user_model() or SCRIPTED,
                        judges=self.judges.checked(), repeats=self.repeats.value(), concurrency=self.concurrency.value(),
-                       seed=self.seed.value(), api_base=self.api_base.text().strip() or None,
+                       seed=self.seed.value(), api_base=join_bases([self.api_base.text()]),
                        user_api_base=self.user_api_base.value(), judge_api_base=self.judge_api_base.value(),
                        cases=None if len(cases) == len(suite) else [c.id for c in cases])
 
@@ -441,8 +443,9 @@ class RunForm(QWidget):
         problems += self._agent_problems()
         for label, base in (("API base", self.api_base.text().strip()), ("customer API base", self.user_api_base.url()),
                             ("judge API base", self.judge_api_base.url())):
-            if base and "://" not in base:
-                problems.append(f"The {label} {base!r} is not a URL (e.g. http://localhost:11434/v1).")
+            for url in split_bases(base):
+                if "://" not in url:
+                    problems.append(f"The {label} {url!r} is not a URL (e.g. http://localhost:11434/v1).")
         spec = self.spec()
         by_role = (("agent", self.agents.checked()), ("user", [self.user_model()]), ("judge", self.judges.checked()))
         missing: dict[str, str] = {}
