@@ -156,7 +156,8 @@ def render_table(report: dict[str, Any], sage_view: bool, width: int | None = No
         passk = ", ".join(f"{k} {v:.2f}" for k, v in row["pass_k"].items())
         flips = "" if row.get("flip_rate") is None else f"; cases flipping across repeats {row['flip_rate']:.0%}"
         extra.append(f"{names[row['agent']]}: catastrophic {cat}; {passk}; tokens/1k {row['tokens_per_1k'] or 0:.0f}{flips}")
-    extra += legend(names) + _noise_lines(report["models"], names)
+    order = (report.get("order") or {}).get("text")
+    extra += ([order] if order else []) + legend(names) + _noise_lines(report["models"], names)
     extra += _stamp_lines(report) + _unjudged_lines(report) + _imported_lines(report) + _endpoint_lines(report)
     return _title(report, width) + "\n" + buffer.getvalue() + _wrapped(extra, width)
 
@@ -278,10 +279,10 @@ def render_csv(report: dict[str, Any]) -> str:
 
 
 def _given_names(store: Store, run_ids: list[str]) -> dict[str, str]:
-    """The agents' names the runs were given (`run --agent NAME=SPEC`), the first run's winning."""
-    from sage_desk.core.agents.display import names_from_configs
+    """The agents' display names as the runs define them (`run --agent NAME=SPEC`, else numbered in the runs' order)."""
+    from sage_desk.core.agents.display import names_for_runs
 
-    return names_from_configs([store.get_run(r).config for r in run_ids])
+    return names_for_runs([store.get_run(r).config for r in run_ids])
 
 
 def run(args: argparse.Namespace) -> int:
