@@ -74,6 +74,7 @@ scaled to the adversarial set size), not as an exact ranking.</p>
 {_metrics_table(models, sage_view)}
 <h2>Failures and consistency</h2>
 {_failures_table(models)}
+{_imported_section(report)}
 <h2>Charts</h2>
 {charts}
 <h2>What the columns mean</h2>
@@ -127,6 +128,17 @@ def _failures_table(models: list[dict[str, Any]]) -> str:
             "pass^k is the chance that all k repeats of a case succeed.</p>")
     return (f'{note}<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _imported_section(report: dict[str, Any]) -> str:
+    """tau's reward beside our verdicts, and unsettled imported conversations counted apart (tau_compare.py)."""
+    from sage_desk.core.export.tau_compare import tau_lines, unsettled_lines
+
+    lines = tau_lines(report.get("tau")) + unsettled_lines(report.get("unsettled"), report.get("tau"))
+    if not lines:
+        return ""
+    items = "".join(f"<li>{escape(line.strip())}</li>" for line in lines)
+    return f"<h2>Imported conversations</h2><ul>{items}</ul>"
 
 
 def _glossary(cols: list[Column]) -> str:

@@ -211,6 +211,8 @@ def test_export_and_report_put_tau_beside_the_verdicts(db: str, capsys) -> None:
     text = " ".join(out.split())
     assert "tau passes, SAGE Desk finds an unsafe act: 1; tau fails, SAGE Desk finds none: 1" in text
     assert "counted apart:" in text and "with unscored verdicts" in text
+    code, out, _ = cli(capsys, "report", "--format", "html", "--db", db)
+    assert "<h2>Imported conversations</h2>" in out and "tau passes, SAGE Desk finds an unsafe act: 1;" in out
 
 
 def test_the_import_warns_in_a_real_process(tmp_path: Path) -> None:
