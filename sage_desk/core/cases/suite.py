@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from sage_desk.core import jsonbound
 from sage_desk.core.cases.build import assignments_for, case_context, select_path
 from sage_desk.core.cases.model import Bucket, Case
 from sage_desk.core.cases.taxonomy import UnknownTacticError, get_tactic
@@ -37,9 +37,9 @@ def load_suite_entries(path: str | Path) -> list[SuiteEntry]:
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(file, number, exc.colno, f"not valid JSON: {exc.msg}"))
+            data = jsonbound.loads(raw, number)  # bounded: deep nesting or a 5,000-digit number is a located problem
+        except jsonbound.JsonProblem as exc:
+            problems.append(Problem(file, exc.line, exc.col, exc.message.replace("not JSON", "not valid JSON")))
             continue
         try:
             entries.append(SuiteEntry(number, Case.model_validate(data)))

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from sage_desk.core import jsonbound
 from sage_desk.core.domain.tools import CLOSE, CLOSE_OUTCOMES, HANDOVER, TAG
 from sage_desk.core.errors import Problem
 from sage_desk.core.events import (
@@ -173,13 +174,17 @@ def _openai_messages(messages: list[Any]) -> tuple[list[Event], list[str], str |
 
 
 def _records(path: Path, key: str) -> Iterator[tuple[int, dict[str, Any]] | Problem]:
-    """Each JSONL line that is an object with a `key` list, with its line number; a Problem otherwise."""
-    for number, line in _lines(path):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield Problem(str(path), number, exc.colno, f"not JSON: {exc.msg}")
+    """Each JSONL line that is an object with a `key` list, with its line number; a Problem otherwise.
+
+    The file is read a line at a time, a BOM skipped, and hostile JSON (nesting too deep, an
+    integer too long, a line too long) is a located Problem (core/jsonbound.py)."""
+    if not path.is_file():
+        raise OSError(f"no such file: {path}")
+    for found in jsonbound.jsonl(path):
+        if isinstance(found, jsonbound.JsonProblem):
+            yield Problem(str(path), found.line, found.col, found.message)
             continue
+        number, record = found
         if not isinstance(record, dict) or not isinstance(record.get(key), list):
             yield Problem(str(path), number, 1, f"expected an object with a '{key}' list")
             continue

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.cases.model import Bucket, Case, Expected, Persona
-from sage_desk.core.cases.placing import UNPLACED, bucket_of, candidate_paths, expected_on, grounding_from
+from sage_desk.core.cases.placing import (
+    TRANSCRIPT,
+    UNPLACED,
+    bucket_of,
+    candidate_paths,
+    expected_on,
+    grounding_from,
+    transcript_facts,
+)
 from sage_desk.core.domain.loader import DomainBundle, load_domain
 from sage_desk.core.errors import InputError, Problem
 from sage_desk.core.events import (
@@ -69,7 +77,37 @@ def read_files(files: Sequence[str | Path], fmt: str) -> tuple[list[Parsed], lis
                 (problems if isinstance(found, Problem) else parsed).append(found)  # type: ignore[arg-type]
         except OSError as exc:
             problems.append(Problem(str(path), 1, 1, str(exc) if "no such file" in str(exc) else f"cannot read: {exc}"))
+    clashes = _same_id_other_content(parsed)
+    if clashes:
+        problems.extend(clashes)
+        parsed = [p for p in parsed if (p.file, p.line) not in {(c.file, c.line) for c in clashes}]
     return parsed, problems
+
+
+def _same_id_other_content(parsed: list[Parsed]) -> list[Problem]:
+    """A conversation whose id was already read with different content: two logs disagree, and
+    storing both would count one conversation twice (the same content twice is a plain duplicate)."""
+    first: dict[str, Parsed] = {}
+    repeated: set[str] = set()
+    for conversation in parsed:
+        if conversation.source_id in first:
+            repeated.add(conversation.source_id)
+        else:
+            first[conversation.source_id] = conversation
+    problems = []
+    hashes: dict[str, str] = {}
+    for conversation in parsed:
+        if conversation.source_id not in repeated:
+            continue
+        digest = conversation.content_hash()
+        earlier = first[conversation.source_id]
+        if earlier is conversation:
+            hashes[conversation.source_id] = digest
+        elif digest != hashes[conversation.source_id]:
+            problems.append(Problem(conversation.file, conversation.line, 1,
+                                    f"id {conversation.source_id!r} was already read at {earlier.file}:{earlier.line} "
+                                    "with different content"))
+    return problems
 
 
 def _redact(parsed: Parsed, redactor: Redactor) -> None:
@@ -115,6 +153,11 @@ def place(bundle: DomainBundle, parsed: Parsed, case_id: str,
     over what the log's metadata states.
     """
     truth, sources = _slots(bundle, parsed)
+    heard = transcript_facts(bundle, parsed.events)  # the customer's own words, read by the domain's patterns
+    fields = bundle.user_fields()
+    for name, value in heard.items():
+        if name in fields and value in fields[name] and sources.get(name) in (None, AGENT_TAG):
+            truth[name], sources[name] = value, TRANSCRIPT
     for found in extracted:
         if sources.get(found.field) != "metadata":
             truth[found.field], sources[found.field] = found.value, f"extract:{extractor}"
@@ -122,7 +165,8 @@ def place(bundle: DomainBundle, parsed: Parsed, case_id: str,
     opening = next((e.text for e in parsed.events if isinstance(e, CustomerMessage)), "")
     declared = str(parsed.metadata.get("bucket"))
     bucket = Bucket(declared) if declared in Bucket._value2member_map_ else None
-    facts = parsed.metadata.get("facts") if isinstance(parsed.metadata.get("facts"), dict) else {}
+    given = parsed.metadata.get("facts")
+    facts = {**heard, **(given if isinstance(given, dict) else {})}
     customer = parsed.metadata.get("customer")
     case = Case(id=case_id, domain=bundle.name, bucket=bucket or Bucket.RESOLVABLE,
                 persona=Persona(name=str(customer) if customer else "Customer"), title=f"imported {parsed.source_id}",
