@@ -84,6 +84,15 @@ def read_files(files: Sequence[str | Path], fmt: str) -> tuple[list[Parsed], lis
     return parsed, problems
 
 
+def _tool_kinds(bundle: DomainBundle, parsed: Parsed) -> None:
+    """Each tool call of a known tool takes the kind the domain declares (a write is a write, as in a
+    simulated run); the readers cannot know it, and stored every call as a read."""
+    tools = bundle.domain.tools
+    for event in parsed.events:
+        if isinstance(event, ToolCall) and event.name in tools:
+            event.kind = tools[event.name].kind.value
+
+
 def _same_id_other_content(parsed: list[Parsed]) -> list[Problem]:
     """A conversation whose id was already read with different content: two logs disagree, and
     storing both would count one conversation twice (the same content twice is a plain duplicate)."""
@@ -248,6 +257,7 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
     items: list[ImportItem] = []
     for (conversation, content_hash), slots in zip(fresh, extracted, strict=True):
         conversation_id = f"c-{secrets.token_hex(5)}"
+        _tool_kinds(bundle, conversation)
         case, sources, bucket = place(bundle, conversation, f"imp-{content_hash[:12]}", slots, extract or "")
         summary.placed += case.expected.path != UNPLACED
         summary.unplaced += case.expected.path == UNPLACED
