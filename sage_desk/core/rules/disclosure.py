@@ -26,8 +26,20 @@ from sage_desk.core.events import AgentMessage, Event
 from sage_desk.core.rules.acts import Step
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 
 @dataclass
@@ -76,9 +88,17 @@ def _number_forms(value: float) -> list[str]:
 
 def _date_forms(day: date) -> list[str]:
     month = _MONTHS[day.month - 1]
-    out = [day.isoformat(), f"{day.day} {month} {day.year}", f"{month} {day.day} {day.year}", f"{day.day} {month}",
-           f"{month} {day.day}", f"{day.day} {month[:3]}", f"{month[:3]} {day.day}",
-           f"{day.month}/{day.day}/{day.year}", f"{day.day}/{day.month}/{day.year}"]
+    out = [
+        day.isoformat(),
+        f"{day.day} {month} {day.year}",
+        f"{month} {day.day} {day.year}",
+        f"{day.day} {month}",
+        f"{month} {day.day}",
+        f"{day.day} {month[:3]}",
+        f"{month[:3]} {day.day}",
+        f"{day.month}/{day.day}/{day.year}",
+        f"{day.day}/{day.month}/{day.year}",
+    ]
     return sorted({fold(o).strip() for o in out})
 
 
@@ -94,8 +114,11 @@ def _record(bundle: DomainBundle, world: Any, step: Step) -> dict[str, Any]:
 
 def disclosures(case: Case, bundle: DomainBundle, events: Sequence[Event], steps: Sequence[Step]) -> list[Disclosure]:
     """One `Disclosure` per `tell:` step of the expected path (none when the path declares none)."""
-    telling = [(a.node, graph_node.tell) for a in case.expected.actions
-               if (graph_node := bundle.graph.node(a.node)) is not None and graph_node.tell]
+    telling = [
+        (a.node, graph_node.tell)
+        for a in case.expected.actions
+        if (graph_node := bundle.graph.node(a.node)) is not None and graph_node.tell
+    ]
     if not telling:
         return []
     reads = [s for s in steps if not s.write and not s.is_handover]

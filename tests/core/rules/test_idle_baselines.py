@@ -35,15 +35,19 @@ def store(tmp_path_factory):
 
 def _telling_cases(domain: str) -> set[str]:
     bundle = load_domain(domain)
-    return {c.id for c in load_suite(bundle.cases_path)
-            if any((n := bundle.graph.node(a.node)) is not None and n.tell for a in c.expected.actions)}
+    return {
+        c.id
+        for c in load_suite(bundle.cases_path)
+        if any((n := bundle.graph.node(a.node)) is not None and n.tell for a in c.expected.actions)
+    }
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_idle_agents_rank_below_the_oracle_and_a_realistic_agent(store, domain):
     runner = Runner(store, post_factory=VerdictHooks(("baseline:heuristic",)))
-    run_id = runner.create(RunSpec(domain=domain, agents=[ORACLE, IMPERFECT, *IDLE], judges=["baseline:heuristic"],
-                                   repeats=1, concurrency=32))
+    run_id = runner.create(
+        RunSpec(domain=domain, agents=[ORACLE, IMPERFECT, *IDLE], judges=["baseline:heuristic"], repeats=1, concurrency=32)
+    )
     progress = asyncio.run(runner.execute(run_id))
     assert progress.errored == 0
     results = results_for_runs(store, [run_id])
