@@ -118,10 +118,11 @@ def _mapping(value: Any) -> dict[str, Any]:
 
 
 def _json_or_text(content: Any) -> Any:
+    """A tool result's text as the JSON it holds (bounded: hostile JSON stays text), else the text."""
     if isinstance(content, str):
         try:
-            return json.loads(content)
-        except json.JSONDecodeError:
+            return jsonbound.loads(content)
+        except jsonbound.JsonProblem:
             return content
     return content
 

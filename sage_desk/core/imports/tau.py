@@ -19,21 +19,18 @@ import, not the reader, warns about names the domain does not know.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from sage_desk.core import jsonbound
 from sage_desk.core.errors import Problem
 from sage_desk.core.events import CustomerMessage, Handover, ToolCall
-from sage_desk.core.imports.formats import Parsed, _Builder, _mapping, _read, _text
+from sage_desk.core.imports.formats import Parsed, _Builder, _mapping, _text
 
 TRANSFER = "transfer_to_human_agents"
 """tau's handover tool, in both tau-bench and tau2."""
 SIMULATIONS_DIR = "simulations"
-
-_DECODER = json.JSONDecoder()
-
 
 def _reward(value: Any) -> float | None:
     """tau's reward as a float (0/1, or a fraction), None when the file gives none."""
@@ -54,47 +51,19 @@ def _call(build: _Builder, call_id: str, name: str, arguments: Any) -> None:
 
 
 def _list_items(path: Path) -> Iterator[tuple[int, Any] | Problem]:
-    """Each item of a top-level JSON list with the line it starts on; a located Problem where it breaks."""
-    try:
-        text = _read(path)
-    except OSError as exc:
-        yield Problem(str(path), 1, 1, str(exc) if "no such file" in str(exc) else f"cannot read: {exc}")
+    """Each item of a top-level JSON list with the line it starts on, read an item at a time and
+    bounded (core/jsonbound.py); a located Problem where it breaks."""
+    if not path.is_file():
+        yield Problem(str(path), 1, 1, f"no such file: {path}")
         return
-    at = len(text) - len(text.lstrip("\ufeff \t\r\n"))
-    if text[at:at + 1] != "[":
-        yield Problem(str(path), text.count("\n", 0, at) + 1, 1,
-                      "expected tau-bench trajectories: a JSON list of {task_id, trial, reward, info, traj}")
-        return
-    at += 1
-    line, counted = 1, 0
-    while True:
-        at = _skip(text, at)
-        if text[at:at + 1] == "]":
+    for found in jsonbound.json_list(path):
+        if isinstance(found, jsonbound.JsonProblem):
+            message = found.message
+            if message == "expected a JSON list":
+                message = "expected tau-bench trajectories: a JSON list of {task_id, trial, reward, info, traj}"
+            yield Problem(str(path), found.line, found.col, message)
             return
-        line += text.count("\n", counted, at)
-        counted = at
-        try:
-            item, end = _DECODER.raw_decode(text, at)
-        except json.JSONDecodeError as exc:
-            yield Problem(str(path), exc.lineno, exc.colno, f"not JSON: {exc.msg}")
-            return
-        except (ValueError, RecursionError) as exc:  # a number too long to read, nesting too deep
-            yield Problem(str(path), line, 1, f"cannot read this item: {_hostile(exc)}")
-            return
-        yield line, item
-        at = _skip(text, end)
-        if text[at:at + 1] == ",":
-            at += 1
-        elif text[at:at + 1] != "]":
-            where = text.count("\n", 0, at) + 1
-            yield Problem(str(path), where, 1, "not JSON: expected ',' or ']' after a list item")
-            return
-
-
-def _skip(text: str, at: int) -> int:
-    while at < len(text) and text[at] in " \t\r\n":
-        at += 1
-    return at
+        yield found
 
 
 def _tau_bench_events(messages: list[Any], where: str) -> tuple[_Builder, list[str], str | None]:
@@ -187,16 +156,10 @@ def _simulation(sim: Any, where: str, agent: str | None, path: Path, line: int) 
 
 
 def _load(path: Path) -> Any:
-    try:
-        return json.loads(_read(path).lstrip("\ufeff"))
-    except json.JSONDecodeError:
-        raise
-    except (ValueError, RecursionError) as exc:  # a number too long to read, nesting too deep
-        raise OSError(_hostile(exc)) from None
-
-
-def _hostile(exc: Exception) -> str:
-    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+    """One JSON document, bounded (core/jsonbound.py): OSError for a missing file, JsonProblem for bad JSON."""
+    if not path.is_file():
+        raise OSError(f"no such file: {path}")
+    return jsonbound.load_document(path)
 
 
 def _results_paths(path: Path) -> tuple[Path, Path | None]:
@@ -212,8 +175,8 @@ def read_tau2(path: Path) -> Iterator[Parsed | Problem]:
     results, folder = _results_paths(path)
     try:
         data = _load(results)
-    except json.JSONDecodeError as exc:
-        yield Problem(str(results), exc.lineno, exc.colno, f"not JSON: {exc.msg}")
+    except jsonbound.JsonProblem as exc:
+        yield Problem(str(results), exc.line, exc.col, exc.message)
         return
     except OSError as exc:
         yield Problem(str(results), 1, 1, str(exc) if "no such file" in str(exc) else f"cannot read: {exc}")
@@ -248,8 +211,8 @@ def _folder(folder: Path, data: dict[str, Any], agent: str | None) -> Iterator[P
     for file in files:
         try:
             sim = _load(file)
-        except json.JSONDecodeError as exc:
-            yield Problem(str(file), exc.lineno, exc.colno, f"not JSON: {exc.msg}")
+        except jsonbound.JsonProblem as exc:
+            yield Problem(str(file), exc.line, exc.col, exc.message)
             continue
         except OSError as exc:
             yield Problem(str(file), 1, 1, f"cannot read: {exc}")

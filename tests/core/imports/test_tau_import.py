@@ -277,15 +277,28 @@ def test_setting_the_slot_settles_provisional_verdicts(db: str, capsys) -> None:
 
 
 @pytest.mark.parametrize(("fmt", "text", "message"), [
-    ("tau-bench", "[" + "[" * 100_000 + "]" * 100_000 + "]", "cannot read this item: nested too deeply"),
-    ("tau-bench", '[{"task_id": ' + "9" * 5000 + ', "traj": []}]', "cannot read this item: Exceeds the limit"),
-    ("tau2", '{"info": {}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "cannot read: nested too deeply"),
+    ("tau-bench", "[" + "[" * 100_000 + "]" * 100_000 + "]", "nested too deeply (at most 64 levels)"),
+    ("tau-bench", '[{"task_id": ' + "9" * 5000 + ', "traj": []}]', "cannot read: an integer of 5000 digits"),
+    ("tau2", '{"info": {}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply (at most 64 levels)"),
 ])
 def test_hostile_json_is_a_located_problem_not_a_crash(tmp_path: Path, fmt: str, text: str, message: str) -> None:
     bad = tmp_path / "hostile.json"
     bad.write_text(text)
     parsed, problems = read_files([bad], fmt)
     assert parsed == [] and len(problems) == 1 and message in problems[0].message
+
+
+def test_a_hostile_tool_result_stays_text(tmp_path: Path) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    item = {"task_id": 1, "trial": 0, "reward": 0, "traj": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "function": {"name": "think", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c", "content": deep}]}
+    path = tmp_path / "deep-result.json"
+    path.write_text(json.dumps([item]))
+    (parsed,), problems = read_files([path], "tau-bench")
+    call = next(e for e in parsed.events if isinstance(e, ToolCall))
+    assert problems == [] and call.result == deep
 
 
 def test_a_byte_order_mark_is_read_past(tmp_path: Path) -> None:
