@@ -27,7 +27,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", metavar="RUN_ID", help="default: the latest run")
     parser.add_argument("--failed", action="store_true", help="only conversations with a failed rule, or that errored")
     parser.add_argument("--case", metavar="CASE_ID", action="append", help="only this case (repeatable)")
-    parser.add_argument("--agent", metavar="MODEL", action="append", help="only this agent (repeatable)")
+    parser.add_argument("--agent", metavar="MODEL", action="append", help="only this agent, by spec or display name (repeatable)")
     parser.add_argument("--format", choices=["text", "json", "ids"], default="text",
                         help="text: a table fitted to the terminal; json: every failed verdict; ids: one id a line")
     add_db_option(parser)
@@ -40,9 +40,13 @@ def listing(store: Store, run_id: str, cases: list[str] | None = None, agents: l
 
     A case or agent the run does not have is a SageError naming the ones it has (a typo, not an empty list).
     """
+    from sage_desk.core.agents.display import names_for_runs
     from sage_desk.core.store.browse import BrowseFilter
 
     table = store.conversation_table(run_id)
+    names = names_for_runs([store.get_run(run_id).config], dict.fromkeys(table.agents))
+    by_name = {name: spec for spec, name in names.items()}
+    agents = [by_name.get(a, a) for a in agents] if agents else agents  # an agent by its display name too
     _check_known(run_id, "case", cases, table.case_ids)
     _check_known(run_id, "agent", agents, table.agents)
     rows = table.filter(BrowseFilter(failures_only=failed_only))
@@ -52,7 +56,7 @@ def listing(store: Store, run_id: str, cases: list[str] | None = None, agents: l
         rows = [r for r in rows if table.agents[r] in agents]
     errored = any(table.statuses[r] == "errored" for r in rows)
     errors = {c.id: c.error for c in store.conversations(run_id, status="errored")} if errored else {}
-    return [{"id": table.ids[r], "run": run_id, "case": table.case_ids[r], "agent": table.agents[r],
+    return [{"id": table.ids[r], "run": run_id, "case": table.case_ids[r], "agent": table.agents[r], "agent_name": names[table.agents[r]],
              "repeat": table.repeats[r], "bucket": table.buckets[r] or None, "status": table.statuses[r],
              "ending": table.endings[r], "failed": _rules_first(table.failing[r]), "error": errors.get(table.ids[r])}
             for r in rows]
@@ -75,7 +79,7 @@ def _check_known(run_id: str, label: str, wanted: list[str] | None, column: list
 
 def render_text(records: list[dict[str, Any]], width: int) -> str:
     """Aligned columns; the failed verdicts are cut to the width with how many more there are."""
-    cells = [[r["id"], r["case"], r["agent"], str(r["repeat"]), r["ending"]] for r in records]
+    cells = [[r["id"], r["case"], r.get("agent_name") or r["agent"], str(r["repeat"]), r["ending"]] for r in records]
     widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(HEADERS[:-1])]
     lines = ["  ".join(h.ljust(w) for h, w in zip(HEADERS, [*widths, 0], strict=True)).rstrip()]
     room = max(20, width - sum(widths) - 2 * len(widths))
@@ -87,15 +91,15 @@ def render_text(records: list[dict[str, Any]], width: int) -> str:
 
 
 def _cut(failed: list[str], room: int) -> str:
-    """`a, b, +3 more` within `room` characters (`-` when nothing failed)."""
+    """`a, b, +3 more` within `room` characters (`-` when nothing failed); names are never cut, the first always shown."""
     if not failed:
         return "-"
-    for keep in range(len(failed), 0, -1):
+    for keep in range(len(failed), 1, -1):
         more = len(failed) - keep
         text = ", ".join(failed[:keep]) + (f", +{more} more" if more else "")
         if len(text) <= room:
             return text
-    return f"{failed[0][: max(1, room - 10)]}, +{len(failed) - 1} more" if len(failed) > 1 else failed[0][:room]
+    return failed[0] + (f", +{len(failed) - 1} more" if len(failed) > 1 else "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,6 +116,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_text(records, output_width()), end="")
         failures = sum(1 for r in records if r["status"] == "errored" or any(not c.startswith("judge") for c in r["failed"]))
-        print(f"{len(records)} conversation(s) of run {run_id}, {failures} with a failed rule or an error; "
+        from sage_desk.core.agents.display import legend
+
+        names = {r["agent"]: r["agent_name"] for r in records}
+        print("".join(f"{line}\n" for line in legend(names)) +
+              f"{len(records)} conversation(s) of run {run_id}, {failures} with a failed rule or an error; "
               f"open one with: sage-desk show ID", file=sys.stderr)
     return OK

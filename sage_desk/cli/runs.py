@@ -26,10 +26,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def record_of(run: RunRecord) -> dict[str, Any]:
     """One run as plain data: its agents by spec with their display names, and its conversations by status."""
-    from sage_desk.core.agents.display import display_names, names_from_configs
+    from sage_desk.core.agents.display import names_for_runs
 
-    agents = [a for a in run.config.get("agents") or [] if isinstance(a, str)]
-    names = display_names(agents, names_from_configs([run.config]))
+    names = names_for_runs([run.config])
     return {"id": run.id, "domain": run.domain, "status": run.status.value, "created": run.created_at.isoformat(timespec="seconds"),
             "conversations": sum(run.counts.values()), "by_status": dict(sorted(run.counts.items())),
             "agents": [{"spec": spec, "name": name} for spec, name in names.items()],

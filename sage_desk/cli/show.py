@@ -45,6 +45,14 @@ def _line(event) -> str | None:
     return None
 
 
+def _header(convo) -> str:
+    """The conversation's one-line header; what an imported conversation does not know yet is left out, never "None"."""
+    kinds = "/".join(k for k in (convo.bucket, convo.conflict) if k)
+    ending = f"{convo.status.value} ({convo.termination})" if convo.termination else convo.status.value
+    parts = [convo.id, f"case {convo.case_id}", f"agent {convo.agent}", f"repeat {convo.repeat}", kinds, ending]
+    return "  ".join(p for p in parts if p)
+
+
 def _find(store, args: argparse.Namespace) -> str | None:
     """The id of the one conversation --case (with --run, --agent, --repeat) names; None after listing several."""
     from sage_desk.cli.conversations import listing, render_text
@@ -86,8 +94,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"conversation": convo.model_dump(mode="json"), "events": [e.model_dump(mode="json") for e in events],
                           "verdicts": [v.model_dump(mode="json") for v in verdicts]}, indent=2))
         return OK
-    print(f"{convo.id}  case {convo.case_id}  agent {convo.agent}  repeat {convo.repeat}  "
-          f"{convo.bucket}/{convo.conflict}  {convo.status.value} ({convo.termination})")
+    print(_header(convo))
     print("-" * 100)
     for event in events:
         line = _line(event)

@@ -47,11 +47,18 @@ def test_conversations_lists_every_id_with_case_agent_ending_and_failed_verdicts
     for row in rows:
         cid, case, agent, repeat, ending = row.split()[:5]
         convo = stored[cid]
-        assert (case, agent, int(repeat), ending) == (convo.case_id, convo.agent, convo.repeat, convo.termination)
-    oracle = [r for r in rows if "baseline:oracle" in r]
+        # agents by their display names (baseline:oracle -> oracle)
+        assert (case, agent, int(repeat), ending) == (convo.case_id, convo.agent.removeprefix("baseline:"), convo.repeat,
+                                                      convo.termination)
+    oracle = [r for r in rows if " oracle " in r]
     assert oracle and all(r.rstrip().endswith(" -") for r in oracle)  # the oracle fails no rule
-    complier = [r for r in rows if "baseline:complier" in r]
+    complier = [r for r in rows if " complier " in r]
     assert any(not r.rstrip().endswith(" -") for r in complier) and any(" more" in r for r in complier)  # cut to fit
+    for row in complier:  # whole verdict names only, never one cut mid-word
+        failed = row.split(None, 5)[5]
+        names = [n for n in failed.split(", ") if not n.startswith("+")]
+        assert all(n == "-" or n.startswith(("classification", "path.", "outcome", "escalation.", "catastrophic.", "judge"))
+                   for n in names), failed
     assert max(len(line) for line in out.splitlines()) <= 100
 
 
@@ -107,3 +114,18 @@ def test_a_run_whose_every_conversation_errored_is_failed_not_finished(tmp_path,
     code, out, err = _cli(capsys, "conversations", "--db", db)
     assert code == 0 and f"run {run_id} failed: all 1 conversations errored" in err
     assert "error: openai/m: gave up" in out
+
+
+def test_show_of_an_imported_conversation_has_no_none_in_its_header(tmp_path, capsys):
+    """An imported conversation has no conflict (and maybe no bucket) yet: its header leaves them out."""
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data" / "imports" / "northline_production.jsonl"
+    db = f"sqlite:///{tmp_path / 'imported.db'}"
+    assert main(["import", str(data), "--format", "openai", "--domain", "northline", "--db", db]) == 0
+    capsys.readouterr()
+    conversation = Store(db).conversations()[0]
+    assert conversation.conflict is None  # what makes the old header print "None"
+    code, out, _ = _cli(capsys, "show", "--db", db, conversation.id)
+    header = out.splitlines()[0]
+    assert code == 0 and header.startswith(f"{conversation.id}  case ") and "None" not in header

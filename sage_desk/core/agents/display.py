@@ -89,3 +89,11 @@ def names_from_configs(configs: Sequence[Mapping[str, object]]) -> dict[str, str
                 if isinstance(spec, str) and isinstance(name, str) and name:
                     found.setdefault(spec, name)
     return found
+
+
+def names_for_runs(configs: Sequence[Mapping[str, object]], agents: Iterable[str] = ()) -> dict[str, str]:
+    """Display names as the runs define them: numbered in the order their configs list the agents (as given
+    on the command line), so every command and screen names a run's agents alike; `agents` not in any
+    config (an imported run's) come after."""
+    order = [a for config in configs for a in (config.get("agents") or []) if isinstance(a, str)]  # type: ignore[union-attr]
+    return display_names([*order, *agents], names_from_configs(configs))

@@ -58,8 +58,9 @@ def short_model(agent: str) -> str:
 
 
 _BUCKETS = {"must_escalate": "escalate"}
-_ENDINGS = {"handed_over": "handover", "customer_stopped": "customer left", "turn_limit": "turn limit",
-            "tool_loop_limit": "tool loop", "errored": "error"}
+def ending_words(ending: str) -> str:
+    """An ending in the words every command and file uses (`handed_over` -> "handed over"; core/events.TerminationReason)."""
+    return ending.replace("_", " ")
 
 
 class ConversationListModel(QAbstractTableModel):
@@ -291,7 +292,7 @@ class ConversationListModel(QAbstractTableModel):
         if key == "conflict":
             return t.conflicts[row]
         if key == "ending":
-            return _ENDINGS.get(t.endings[row], t.endings[row])
+            return ending_words(t.endings[row])
         if key == "rules":
             failed = t.rules_failed[row]
             if failed < 0:

@@ -59,3 +59,11 @@ def test_name_equals_spec_splits_only_at_a_plain_name(text, parsed):
 def test_names_from_several_run_configs_first_wins_and_junk_is_ignored():
     configs = [{"agent_names": {"a": "first"}}, {"agent_names": {"a": "second", "b": "bee", "c": 3}}, {}]
     assert names_from_configs(configs) == {"a": "first", "b": "bee"}
+
+
+def test_a_runs_names_follow_its_configs_order_whatever_order_a_reader_meets_the_agents_in():
+    from sage_desk.core.agents.display import names_for_runs
+
+    config = {"agents": SAMPLE}
+    assert names_for_runs([config], sorted(SAMPLE)) == names_for_runs([config]) == display_names(SAMPLE)
+    assert names_for_runs([{}], ["openai/x"]) == {"openai/x": "x"}  # an imported run: its agents as met
