@@ -108,6 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `sage-desk ... | head`: the reader left; not an error of ours
         sys.stderr.close()
         return 0
+    except Exception as exc:
+        from sage_desk.core.store.errors import plain_database_error
+
+        message = plain_database_error(exc)  # a full disk, a lock held too long, a damaged file: one line
+        if message is None:
+            raise
+        print(f"sage-desk: {message}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -466,7 +466,10 @@ class Runner:
             failures.append(exc)
         if failures:
             first = failures[0]
-            raise RunError(f"the run could not be recorded in {self.store} ({type(first).__name__}: {first}); "
+            orig = getattr(first, "orig", None)  # a database error's own words, without the SQL and its parameters
+            log.warning("the run's writes failed: %s", first)
+            reason = (str(orig if orig is not None else first).strip().splitlines() or [type(first).__name__])[0][:200]
+            raise RunError(f"the run could not be recorded in {self.store} ({type(first).__name__}: {reason}); "
                            "what was recorded is kept: finish the run with --resume") from first
 
     def _stop_if_failed(self, flusher: asyncio.Future) -> None:
