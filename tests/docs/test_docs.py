@@ -2,7 +2,10 @@
 
 Code blocks marked `sh`, `bash`, `console` or `shell` are run line by line (`$ ` prompts in console
 blocks; other console lines are output). `sage-desk ...` runs in-process through the CLI's `main`,
-`python ...` in a child process, `export NAME=VALUE` and `cd DIR` change what follows. The working
+`python ...` in a child process, `export NAME=VALUE` and `cd DIR` change what follows. A command
+ending in ` &` (a server: `python examples/http_agent.py &`, `sage-desk serve-tools ... &`) is
+started in a child process, which must print a first line within 30 s (its "listening on ..."),
+and is stopped when the page ends. The working folder also holds a copy of `examples/`. The working
 folder holds a copy of the shipped `sops/`; `SAGE_DESK_HOME` and `SAGE_DESK_SOPS` point into it, so
 nothing a page does reaches the checkout or the person's data. No network: a connection to anything
 but this machine fails the page.
@@ -45,6 +48,7 @@ RUNNABLE = {"sh", "bash", "console", "shell"}
 MARKER = re.compile(r"^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^```\s*([\w+-]*)\s*$")
 PLACEHOLDER = re.compile(r"\b(RUN_ID|CONVERSATION_ID(?:_(\d+))?)\b")
+_SINGLE = "\x00"  # marks a word that was written in single quotes
 KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY", "OPENROUTER_API_KEY")
 
 
@@ -124,7 +128,19 @@ class Reader:
         self.cwd = work
         self.monkeypatch = monkeypatch
         self.capsys = capsys
+        self.background: list[subprocess.Popen] = []
         monkeypatch.chdir(work)
+
+    def stop(self) -> None:
+        """Stop the servers the page started in the background."""
+        for process in self.background:
+            process.terminate()
+        for process in self.background:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
 
     # -- placeholders --------------------------------------------------------------------------
 
@@ -155,10 +171,17 @@ class Reader:
     def _expand(self, args: list[str]) -> list[str]:
         out = []
         for arg in args:
-            arg = os.path.expandvars(arg)
-            matches = sorted(glob.glob(arg, root_dir=self.cwd)) if any(c in arg for c in "*?[") else []
+            quoted = _SINGLE in arg  # a shell leaves '...' alone: no $VARS, no globs
+            arg = arg.replace(_SINGLE, "") if quoted else os.path.expandvars(arg)
+            matches = sorted(glob.glob(arg, root_dir=self.cwd)) if not quoted and any(c in arg for c in "*?[") else []
             out += matches or [arg]
         return out
+
+    @staticmethod
+    def split(command: str) -> list[str]:
+        """The command's words as a shell splits them; a word that was in single quotes is marked for `_expand`."""
+        marked = re.sub(r"'([^']*)'", lambda m: "'" + _SINGLE + m.group(1) + "'", command)
+        return shlex.split(marked, comments=True)
 
     # -- running -------------------------------------------------------------------------------
 
@@ -167,8 +190,27 @@ class Reader:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(self._ids([], block.text), encoding="utf-8")
 
+    def start(self, block: Block, offset: int, command: str) -> str:
+        """A server in the background (`... &`): running once it prints its first line."""
+        import threading
+
+        args = self._expand(self.split(command))
+        assert args and args[0] in ("python", "python3", "sage-desk"), (
+            f"{block.where(offset)}: only python and sage-desk run in the background, not `{command}`")
+        argv = [sys.executable, *args[1:]] if args[0] != "sage-desk" else [sys.executable, "-m", "sage_desk", *args[1:]]
+        process = subprocess.Popen(argv, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.background.append(process)
+        first: list[str] = []
+        reader = threading.Thread(target=lambda: first.append(process.stdout.readline() if process.stdout else ""), daemon=True)
+        reader.start()
+        reader.join(30)
+        assert first and first[0].strip(), f"{block.where(offset)}: `{command}` printed nothing within 30 s (exit {process.poll()})"
+        return first[0]
+
     def run(self, block: Block, offset: int, command: str, expected_exit: int) -> str:
-        args = self._expand(shlex.split(command, comments=True))
+        if command.rstrip().endswith(" &"):
+            return self.start(block, offset, command.rstrip()[:-2])
+        args = self._expand(self.split(command))
         if not args:
             return ""
         name, rest = args[0], args[1:]
@@ -253,12 +295,22 @@ def offline(monkeypatch):
 @pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
 def test_every_command_of_the_page_works(page, tmp_path, monkeypatch, capsys, offline):
     shutil.copytree(ROOT / "sops", tmp_path / "sops")
+    shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setenv("SAGE_DESK_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("SAGE_DESK_SOPS", str(tmp_path / "sops"))
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
     for var in KEY_VARIABLES:
         monkeypatch.delenv(var, raising=False)
     reader = Reader(tmp_path, monkeypatch, capsys)
+    try:
+        skipped = _read_page(page, reader)
+    finally:
+        reader.stop()
+    print(f"{page.name}: skipped blocks\n  " + "\n  ".join(skipped) if skipped else f"{page.name}: every block ran")
+
+
+def _read_page(page: Path, reader: Reader) -> list[str]:
+    """Run every block of a page in order; returns why blocks were skipped."""
     skipped = []
     for block in blocks_of(page):
         if block.directive("validates"):
@@ -278,7 +330,7 @@ def test_every_command_of_the_page_works(page, tmp_path, monkeypatch, capsys, of
             if directive.startswith("expect "):
                 wanted = directive.removeprefix("expect ").strip()
                 assert wanted in output, f"{block.where()}: output lacks {wanted!r}:\n{output[-3000:]}"
-    print(f"{page.name}: skipped blocks\n  " + "\n  ".join(skipped) if skipped else f"{page.name}: every block ran")
+    return skipped
 
 
 def test_every_page_is_listed_in_the_contents():
