@@ -241,7 +241,9 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
         raise InputError(problems)
     summary = ImportSummary(read=len(parsed), skipped=problems, domain=bundle.name)
     hashes = [p.content_hash() for p in parsed]
-    known = store.known_content_hashes(hashes)
+    # the same log read against another domain's SOP (tau's file onto Northline, then onto
+    # tau_airline) is another audit, not a duplicate
+    known = store.known_content_hashes(hashes, domains=sorted({domain, bundle.name}))
     redactor = Redactor()
     fresh: list[tuple[Parsed, str]] = []
     seen: dict[str, str] = {}

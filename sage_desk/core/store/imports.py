@@ -53,13 +53,15 @@ def write_import(connection: Connection, run_id: str, domain: str, config: dict[
         reviews.save_verdicts_many(connection, RULES_SOURCE, {cid: verdicts[cid] for cid in ids[start:start + _BATCH]})
 
 
-def known_hashes(connection: Connection, hashes: Sequence[str]) -> dict[str, tuple[str, str]]:
-    """Content hash -> (conversation id, run id) of those already stored."""
+def known_hashes(connection: Connection, hashes: Sequence[str], domains: Sequence[str] | None = None) -> dict[str, tuple[str, str]]:
+    """Content hash -> (conversation id, run id) of those already stored (onto one of `domains`, if given)."""
     table = table_of(ConversationRow)
     found: dict[str, tuple[str, str]] = {}
     wanted = sorted(set(hashes))
     for start in range(0, len(wanted), _BATCH):
         query = select(table.c.content_hash, table.c.id, table.c.run_id).where(table.c.content_hash.in_(wanted[start:start + _BATCH]))
+        if domains is not None:
+            query = query.where(table.c.domain.in_(list(domains)))
         for content_hash, cid, run_id in connection.execute(query):
             found.setdefault(content_hash, (cid, run_id))
     return found

@@ -523,10 +523,10 @@ class Store:
         retry_transient(write, "import")
         return run_id
 
-    def known_content_hashes(self, hashes: Sequence[str]) -> dict[str, tuple[str, str]]:
-        """Content hash -> (conversation id, run id) for conversations already imported."""
+    def known_content_hashes(self, hashes: Sequence[str], domains: Sequence[str] | None = None) -> dict[str, tuple[str, str]]:
+        """Content hash -> (conversation id, run id) for conversations already imported (onto one of `domains`, if given)."""
         with self._reading() as session:
-            return imports.known_hashes(session.connection(), hashes)
+            return imports.known_hashes(session.connection(), hashes, domains)
 
     def imported_cases(self, run_id: str) -> dict[str, dict[str, Any]]:
         """Conversation id -> the case its import built, for a run's imported conversations."""

@@ -307,3 +307,11 @@ def test_a_byte_order_mark_is_read_past(tmp_path: Path) -> None:
         path.write_text("\ufeff" + body, encoding="utf-8")
         parsed, problems = read_files([path], fmt)
         assert problems == [] and len(parsed) in (4, 2)
+
+
+def test_the_same_file_on_another_domain_is_another_audit_not_a_duplicate(db: str, capsys) -> None:
+    assert cli(capsys, "import", str(TAU2_FILE), "--format", "tau2", "--domain", "northline", "--db", db)[0] == 0
+    code, out, err = cli(capsys, "import", str(TAU2_FILE), "--format", "tau2", "--domain", DOMAIN, "--db", db)
+    assert code == 0 and out.startswith("r-") and "imported 2" in err and "already imported" not in err
+    code, out, err = cli(capsys, "import", str(TAU2_FILE), "--format", "tau2", "--domain", DOMAIN, "--db", db)
+    assert code == 0 and "2 already imported (same content), left out" in err and "nothing new to import" in err
