@@ -76,8 +76,8 @@ class AgentServer:
     """An HTTP agent on 127.0.0.1: one `BaselineBehind` per conversation id; with `mcp=True` it runs
     its tool calls itself through its own MCP client at the `tools_url` it is sent, and answers text only."""
 
-    def __init__(self, baseline: str, mcp: bool = False, reply: Any = None) -> None:
-        self.baseline, self.mcp, self.reply = baseline, mcp, reply
+    def __init__(self, baseline: str, mcp: bool = False, reply: Any = None, raw: Any = None) -> None:
+        self.baseline, self.mcp, self.reply, self.raw = baseline, mcp, reply, raw
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._agents: dict[str, BaselineBehind] = {}
@@ -93,6 +93,8 @@ class AgentServer:
         body = await request.json()
         self.requests.append(body)
         self.headers.append(dict(request.headers))
+        if self.raw is not None:  # a body that may not be JSON at all
+            return web.Response(text=self.raw(body), content_type="application/json")
         if self.reply is not None:  # a canned answer: a message, or (HTTP status, body)
             answer = self.reply(body, dict(request.headers))
             status, answer = answer if isinstance(answer, tuple) else (200, answer)

@@ -17,12 +17,12 @@ an error carries; they never reach the run's spec, the database or a log.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import re
 from typing import TYPE_CHECKING, Any
 
+from sage_desk.core import jsonbound
 from sage_desk.core.agents.base import AgentAction, ConversationView
 from sage_desk.core.agents.protocol import AgentError, AgentSettings, action_of_reply
 from sage_desk.core.llm.redact import MASK, redact
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 CONTROL = ("timeout", "max_retries")  # --agent-params that tune the calls, not sent in the body
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})  # and every 5xx, as for models
-MAX_REPLY_BYTES = 16 * 1024 * 1024  # an agent's reply above this is refused, not read into memory
 _VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 _SECRET_NAMES = ("authorization", "key", "token", "secret", "password", "cookie")
 
@@ -147,9 +146,12 @@ class HttpAgent:
             for secret in secrets:  # an agent that echoes its token: never into the transcript
                 if secret and len(secret) >= 8:
                     text = text.replace(secret, MASK)
-            return json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise AgentError(self.name, f"its reply is not JSON (HTTP {status}): {_snippet(raw)}") from None
+            return jsonbound.loads(text)  # bounded: no 100,000-deep nesting or 5,000-digit numbers
+        except jsonbound.JsonProblem as exc:
+            problem = "is not JSON" if exc.message.startswith("not JSON") else f"cannot be read ({exc.message})"
+            raise AgentError(self.name, f"its reply {problem} (HTTP {status}): {_snippet(raw)}") from None
+        except UnicodeDecodeError:
+            raise AgentError(self.name, f"its reply is not UTF-8 text (HTTP {status}): {_snippet(raw)}") from None
 
 
 class _Transient(Exception):
@@ -157,14 +159,18 @@ class _Transient(Exception):
 
 
 async def _read_capped(response: Any) -> bytes:
+    """The body, refused as soon as it is over the providers' reply cap (SAGE_DESK_MAX_REPLY_BYTES, 4 MiB)."""
+    from sage_desk.core.llm.endpoint import max_reply_bytes, too_large
+
+    cap = max_reply_bytes()
     declared = response.content_length
-    if declared is not None and declared > MAX_REPLY_BYTES:
-        raise AgentError("", f"its reply is {declared:,} bytes, over the {MAX_REPLY_BYTES:,}-byte cap")
+    if declared is not None and declared > cap:
+        raise AgentError("", str(too_large(declared, cap, "it")))
     chunks, size = [], 0
     async for chunk in response.content.iter_chunked(65536):
         size += len(chunk)
-        if size > MAX_REPLY_BYTES:
-            raise AgentError("", f"its reply is over the {MAX_REPLY_BYTES:,}-byte cap")
+        if size > cap:
+            raise AgentError("", str(too_large(size, cap, "it")))
         chunks.append(chunk)
     return b"".join(chunks)
 
