@@ -50,6 +50,10 @@ def _header(convo) -> str:
     kinds = "/".join(k for k in (convo.bucket, convo.conflict) if k)
     ending = f"{convo.status.value} ({convo.termination})" if convo.termination else convo.status.value
     parts = [convo.id, f"case {convo.case_id}", f"agent {convo.agent}", f"repeat {convo.repeat}", kinds, ending]
+    if convo.tau_reward is not None:  # imported from tau-bench/tau2: its own score beside ours
+        parts.append(f"tau reward {convo.tau_reward:g}")
+    if convo.rules_state:
+        parts.append(f"rules not settled: {convo.rules_state.replace('+', ' and ')}")
     return "  ".join(p for p in parts if p)
 
 
@@ -104,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         print("-" * 100)
         for v in verdicts:
             mark = "n/a " if v.passed is None else ("PASS" if v.passed else "FAIL")
+            mark += "?" if v.details.get("provisional") and not v.overridden else ""  # rests on the agent's own tag
             score = f" {v.score:.2f}" if v.score is not None else ""
             human = " (human)" if v.overridden else ""
             print(f"{mark}{score}  {v.source:<20} {v.criterion:<40} {v.rationale}{human}")
