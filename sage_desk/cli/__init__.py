@@ -68,8 +68,22 @@ def _no_display() -> str | None:
 
     if sys.platform != "linux" or display_available() or expected_platform() not in ("xcb", "wayland"):
         return None
-    return ("no display for the window (DISPLAY and WAYLAND_DISPLAY are unset): run `xvfb-run -a sage-desk`, "
+    return (f"no display for the window (DISPLAY and WAYLAND_DISPLAY are unset): run `xvfb-run -a {_launcher()}`, "
             "or set QT_QPA_PLATFORM (offscreen: draw nowhere); sub-commands need no display")
+
+
+def _launcher() -> str:
+    """How this person started the app, to repeat in advice: `./dev app` (which says so), `sage-desk` when it is
+    on PATH, else the script's own path (a virtualenv not activated)."""
+    import shutil
+
+    given = os.environ.get("SAGE_DESK_LAUNCHER")
+    if given:
+        return given
+    if shutil.which("sage-desk"):
+        return "sage-desk"
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return script if os.path.basename(script) == "sage-desk" else f"{sys.executable} -m sage_desk"
 
 
 def build_parser() -> argparse.ArgumentParser:

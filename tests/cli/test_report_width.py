@@ -72,7 +72,29 @@ def test_no_display_is_one_line_and_exit_1_before_qt_loads(monkeypatch, capsys):
     assert main([]) == 1
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1
-    assert "xvfb-run -a sage-desk" in err and "QT_QPA_PLATFORM" in err
+    assert "xvfb-run -a " in err and "QT_QPA_PLATFORM" in err
+
+
+@pytest.mark.parametrize("launcher, on_path, says", [
+    ("./dev app", False, "xvfb-run -a ./dev app"),  # ./dev users: sage-desk is not on their PATH (exit 127 before)
+    (None, True, "xvfb-run -a sage-desk"),
+    (None, False, "bin/sage-desk`"),  # a virtualenv not activated: the script's own path
+])
+def test_no_display_advice_names_a_command_that_runs_here(monkeypatch, capsys, launcher, on_path, says):
+    import shutil
+    import sys
+
+    import sage_desk.gui.app as app
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "SAGE_DESK_LAUNCHER"):
+        monkeypatch.delenv(name, raising=False)
+    if launcher:
+        monkeypatch.setenv("SAGE_DESK_LAUNCHER", launcher)
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/sage-desk" if on_path else None)
+    monkeypatch.setattr(sys, "argv", ["/home/x/sage-desk/.venv/bin/sage-desk"])
+    monkeypatch.setattr(app, "run_app", lambda **_: pytest.fail("the app was started without a display"))
+    assert main([]) == 1
+    assert says in capsys.readouterr().err
 
 
 def test_five_sample_agents_sit_side_by_side_at_100_columns_with_rounded_ranges(capsys, monkeypatch):

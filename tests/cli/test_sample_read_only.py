@@ -91,15 +91,32 @@ def test_a_sample_at_the_current_schema_is_read_in_place(tmp_path, monkeypatch):
     assert sorted(p.name for p in shipped.iterdir()) == ["sample.db"]  # no -wal, no -shm left beside it
 
 
-def test_an_older_sample_is_read_from_one_upgraded_copy(before):
-    from sage_desk.core.store.migrate import head_revision
+def test_an_older_sample_is_read_from_one_upgraded_copy(tmp_path, monkeypatch):
+    """A sample written at an older schema is never migrated in place: one copy in the data folder is."""
+    from alembic import command
 
-    url = sample_url()
-    if schema_of(sample_path()) == head_revision():
-        pytest.skip("the shipped sample is at the newest schema: it is read in place")
-    assert "sample-runs" in url and url == sample_url()  # made once, then reused
+    import sage_desk.core.store.sample as sample
+    from sage_desk.core.store.engine import make_engine
+    from sage_desk.core.store.migrate import alembic_config, head_revision, packaged_revisions
+
+    shipped = tmp_path / "sample_runs"
+    shipped.mkdir()
+    older = packaged_revisions()[head_revision()]
+    engine = make_engine(f"sqlite:///{shipped / 'sample.db'}")
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), older)  # as a previous SAGE Desk left it
+    engine.dispose()
+    with closing(sqlite3.connect(shipped / "sample.db")) as connection:
+        connection.execute("PRAGMA journal_mode=DELETE")
+    monkeypatch.setattr(sample, "sample_runs_dir", lambda: shipped)
+    digest = hashlib.sha256((shipped / "sample.db").read_bytes()).hexdigest()
+    url = sample.sample_url()
+    assert "sample-runs" in url and url == sample.sample_url()  # made once, then reused
     with Store(url) as store:
-        assert store.get_run(RUN).domain == "northline"
+        assert store.list_runs() == []
+        assert "read-only SQLite file" in str(store)
+    assert schema_of(shipped / "sample.db") == older
+    assert hashlib.sha256((shipped / "sample.db").read_bytes()).hexdigest() == digest
 
 
 def test_no_runs_yet_suggests_the_sample(tmp_path, capsys):

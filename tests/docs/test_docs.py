@@ -382,3 +382,17 @@ def test_the_harness_reads_blocks_and_markers(tmp_path):
     assert skip_reason(blocks[1]) == "sage-desk nope does not exist yet" and commands_of(blocks[1]) == [(0, "sage-desk nope")]
     assert blocks[2].directive("file") == "a/b.yaml" and blocks[2].text == "x: 1\n"
     assert blocks[3].directives == [] and commands_of(blocks[3]) == [(1, "sage-desk cases RUN_ID")]
+
+
+COUNT = re.compile(r"(?<!per\s)(?<![\d,])(\d{1,3}(?:,\d{3})+|\d+)\s+conversations\b")
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
+def test_a_count_of_conversations_in_the_prose_is_one_a_block_of_the_page_checks(page):
+    """"486 conversations" stood beside a run that plays 1,458: a count in the prose must be one that an
+    `expect` directive of the same page holds the commands to (a rate "per 1,000 conversations" is no count)."""
+    expected = " ".join(d for block in blocks_of(page) for d in block.directives if d.startswith("expect "))
+    for number in COUNT.findall(page.read_text(encoding="utf-8")):
+        assert f"{number.replace(',', '')} conversations" in expected, (
+            f"docs/{page.name}: '{number} conversations' is not checked: add <!-- doc-test: expect "
+            f"{number.replace(',', '')} conversations --> to the block that plays them")

@@ -1,7 +1,7 @@
 """The shipped sample runs, opened read-only (`--sample`, `--db sample`): nothing may change the shipped file.
 
 Opening a SQLite file the usual way switches it to WAL and migrates it: both rewrite the file, and
-`sample_runs/sample.db` is tracked in git (and read-only inside the desktop bundle). So the sample
+`sample_runs/sample.db` is what `./dev` built (or is read-only inside the desktop bundle). So the sample
 database is opened as a `file:...?mode=ro&immutable=1` URI, where every write transaction is refused
 with a line saying so (engine.py). When this SAGE Desk's schema is newer than the sample's, the
 sample is copied once into the data folder, migrated there, and that copy is opened read-only instead;
@@ -52,7 +52,8 @@ def sample_url() -> str:
     """The URL of the sample runs, read-only: the shipped file when its schema is current, else an upgraded copy."""
     path = sample_path()
     if not path.is_file():
-        raise StoreError(f"no sample runs at {path}: the installation is incomplete (reinstall, or use --db)")
+        raise StoreError(f"no sample runs at {path}: build them with `./dev sample-runs` in a checkout "
+                         f"(scripts/make_sample_runs.py), or reinstall the bundle")
     head = head_revision()
     if schema_of(path) == head:
         return read_only_url(path)
