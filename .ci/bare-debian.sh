@@ -20,20 +20,33 @@ if [ "$(id -u)" != 0 ]; then
   echo "bare-debian: skipped: debootstrap and chroot need root"
   exit 0
 fi
-command -v debootstrap >/dev/null || {
-  step "installing debootstrap"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
-}
+# debootstrap makes the root; git lists the checkout's tracked files to copy into it
+missing=""
+command -v debootstrap >/dev/null || missing="$missing debootstrap"
+command -v git >/dev/null || missing="$missing git"
+if [ -n "$missing" ]; then
+  step "installing$missing"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
 
 UV_CACHE=${UV_CACHE_DIR:-$HOME/.cache/uv}  # the host's: its ./dev has just filled it
 mkdir -p "$CACHE/debootstrap" "$CACHE/archives/partial" "$UV_CACHE"
 root=$(mktemp -d /var/tmp/sage-desk-bare.XXXXXX)
-trap 'rm -rf --one-file-system "$root"' EXIT
+# Whatever is still mounted under the root (deepest first) goes before the root is removed.
+unmount_root() { awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done; }
+trap 'unmount_root; rm -rf --one-file-system "$root"' EXIT
 trap 'exit 143' TERM INT  # a timeout or Ctrl-C still removes the root
 
 # Everything runs in a mount namespace of its own (debootstrap mounts /proc in the root too), so
-# every mount goes when it ends, whatever happens.
-in_namespace() { unshare --mount --propagation private -- "$@"; }
+# every mount goes when it ends, whatever happens. Where `unshare --propagation private` is not
+# possible (`/` is not a mount point, as in some containers and chroots), the mounts are made here
+# and the exit trap unmounts them.
+if unshare --mount --propagation private -- true 2>/dev/null; then
+  in_namespace() { unshare --mount --propagation private -- "$@"; }
+else
+  step "no private mount namespace here (unshare --propagation private failed): mounting in place, unmounted on exit"
+  in_namespace() { "$@"; }
+fi
 
 # debootstrap spends minutes unpacking and configuring: its fresh root is kept as a tarball for a
 # week (a new one after that, with that week's security updates), and a run starts from a copy.
@@ -48,9 +61,15 @@ else
   rm -f "$root.log"
   tar -cf "$pristine.part" -C "$root" . && mv "$pristine.part" "$pristine"
 fi
-# The checkout as it is (in CI, the commit under test): tracked files only, no .venv, no build/.
+# The checkout as it is (in CI, the commit under test): tracked files only, no .venv, no build/;
+# without git's metadata (a source tarball), everything but what ./dev and the builds make.
 mkdir "$root/src"
-git ls-files -z | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -x -C "$root/src"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git ls-files -z | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -x -C "$root/src"
+else
+  tar --exclude=./.venv --exclude=./build --exclude=./dist --exclude=./.git --exclude='__pycache__' \
+      --exclude=./sample_runs/sample.db -cf - . | tar -x -C "$root/src"
+fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 
 # What the machine gives every process (a CA bundle for its HTTPS) goes in; nothing of ours does.
