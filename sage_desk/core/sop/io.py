@@ -113,7 +113,9 @@ def dumps_graph(graph: Graph) -> str:
         data = node.model_dump(exclude_defaults=True, mode="json")
         data["kind"] = node.kind.value
         data["pos"] = list(node.pos)
-        order = ["id", "kind", "label", "field", "tool", "args", "say", "outcome", "note", "cite", "pos"]
+        known = ["id", "kind", "label", "field", "tool", "args", "say", "outcome", "note", "cite"]
+        # every other field a node sets (tell, confirm ...) too: a key left out here was lost on every save
+        order = [*known, *(k for k in data if k not in known and k != "pos"), "pos"]
         first = True
         for key in order:
             if key not in data:

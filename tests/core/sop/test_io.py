@@ -114,3 +114,15 @@ def test_not_a_graph(text: str, message: str) -> None:
 def test_load_errors_are_sop_errors(tmp_path: Path) -> None:
     with pytest.raises(SopError, match="no such file"):
         load_graph(tmp_path / "missing.yaml")
+
+
+def test_every_shipped_graph_survives_a_save_whole():
+    """Saving writes every field a node sets (tell:, confirm ...), not only those the writer knew first:
+    the editor's save and a run's kept graph (issue 35) lost Northline's tell: lists before."""
+    from sage_desk.core.locations import sops_dir
+
+    graphs = sorted(sops_dir().glob("*/sop.yaml"))
+    assert len(graphs) >= 3
+    for path in graphs:
+        graph = load_graph(path)
+        assert loads_graph(dumps_graph(graph)) == graph, path.parent.name
