@@ -9,6 +9,7 @@ blocks the writer and is never blocked by it.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
@@ -16,11 +17,12 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import StaticPool
 
 from sage_desk.core.locations import user_data_dir
-from sage_desk.core.store.sqlite_guard import install_wal_check, sqlite_file
+from sage_desk.core.store.sqlite_guard import ShareGuard, install_wal_check, sqlite_file
 
 DB_FILENAME = "sage-desk.db"
 BUSY_TIMEOUT_MS = 10_000
 _READ_OPTION = "sage_desk_read_only"
+_GUARDS: weakref.WeakKeyDictionary[Engine, ShareGuard] = weakref.WeakKeyDictionary()
 
 
 def default_url() -> str:
@@ -96,8 +98,14 @@ def make_engine(url: str | URL | None = None) -> Engine:
     _install_sqlite_events(engine)
     path = sqlite_file(parsed.database)
     if path is not None and not _is_memory(parsed):
-        install_wal_check(engine, path)  # after the settings' listener: it remembers the log journal_mode opened
+        # after the settings' listener: it remembers the log journal_mode opened
+        _GUARDS[engine] = install_wal_check(engine, path)
     return engine
+
+
+def share_guard(engine: Engine) -> ShareGuard | None:
+    """The guard of a SQLite file engine's log (sqlite_guard.py); None for other databases."""
+    return _GUARDS.get(engine)
 
 
 def is_read_only(url: URL) -> bool:

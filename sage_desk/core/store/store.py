@@ -8,7 +8,6 @@ examples live in `reviews.py` and are exposed here as methods.
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 from collections import Counter
@@ -29,7 +28,7 @@ from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import batch as batch_module
 from sage_desk.core.store import browse, imports, owners, reviews, snapshots, summaries
 from sage_desk.core.store.batch import WriteBatch
-from sage_desk.core.store.engine import database_url, is_sqlite, make_engine, read_engine
+from sage_desk.core.store.engine import database_url, make_engine, read_engine, share_guard
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.migrate import upgrade
 from sage_desk.core.store.records import (
@@ -43,7 +42,7 @@ from sage_desk.core.store.records import (
 )
 from sage_desk.core.store.retry import retry_transient
 from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, VerdictRow, table_of, utcnow
-from sage_desk.core.store.sqlite_guard import ShareGuard, sqlite_file
+from sage_desk.core.store.sqlite_guard import ShareGuard
 
 CONVERSATION_FILTERS = frozenset({"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination"})
 _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "conflict", "tactics", "seed"})
@@ -64,7 +63,9 @@ def scrub_config(value: Any) -> Any:
     """A copy of a run configuration with API keys dropped, and URL passwords, key-like query
     parameters (`?api_key=...`) and anything shaped like a key masked."""
     if isinstance(value, dict):
-        return {k: scrub_config(v) for k, v in value.items() if not (isinstance(k, str) and _SECRET_KEY.search(k))}
+        # Keys too: a per-endpoint table is keyed by the endpoint's URL, which may carry ?api_key=.
+        return {(scrub_config(k) if isinstance(k, str) else k): scrub_config(v) for k, v in value.items()
+                if not (isinstance(k, str) and _SECRET_KEY.search(k))}
     if isinstance(value, list | tuple):
         return [scrub_config(v) for v in value]
     if isinstance(value, str):
@@ -93,13 +94,13 @@ class Store:
 
     def _share_guard(self) -> ShareGuard | None:
         """On a SQLite file in WAL mode, the lock that keeps other processes from deleting its log (sqlite_guard.py)."""
-        path = sqlite_file(self._url.database) if is_sqlite(self._url) else None
-        if path is None or not os.path.exists(path):
+        guard = share_guard(self._engine)
+        if guard is None:
             return None
         with self._engine.connect() as connection:
             if str(connection.exec_driver_sql("PRAGMA journal_mode").scalar()).lower() != "wal":
                 return None  # a rollback journal (read-only media): a held SHARED range would block every writer
-        return ShareGuard(path)
+        return guard if guard.enable() else None
 
     @property
     def url(self) -> URL:
@@ -123,16 +124,16 @@ class Store:
 
         with self._reading() as session:
             ids = list(session.scalars(select(RunRow.id).order_by(RunRow.created_at.desc())))
-        near = difflib.get_close_matches(run_id, ids, n=3, cutoff=0.5) or ids[:3]
-        known = (f"; nearest: {', '.join(near)}" if near else "; it has no runs") + (f" ({len(ids)} runs in all)" if len(ids) > 3 else "")
+        near = difflib.get_close_matches(run_id, ids, n=3, cutoff=0.5)
+        known = (f"; nearest: {', '.join(near)}" if near else f"; newest: {', '.join(ids[:3])}" if ids else "; it has no runs")
+        known += f" ({len(ids)} runs in all)" if len(ids) > 3 else ""
         return StoreError(f"no run {run_id!r} in {self}{known}; `sage-desk runs` lists them")
 
     def close(self) -> None:
-        """Release every pooled connection (and the log's guard first, so the last one may clean the log up)."""
-        if self._guard is not None:
-            self._guard.release()
-            self._guard = None
+        """Release every pooled connection, then the log's guard (sqlite_guard.py)."""
         self._engine.dispose()
+        if self._guard is not None:
+            self._guard.close()  # a store used again after close() (before forking workers) keeps the WAL check
 
     def __enter__(self) -> Store:
         return self
@@ -241,7 +242,7 @@ class Store:
                 row = session.scalars(select(RunRow).where(RunRow.id == run_id).with_for_update()).one_or_none()
                 if row is None:
                     raise self._no_run(run_id)
-                row.config = {**row.config, key: update_value(row.config.get(key))}
+                row.config = {**row.config, key: scrub_config(update_value(row.config.get(key)))}  # no key in a URL
 
         retry_transient(write, "run config")
 

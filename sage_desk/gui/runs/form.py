@@ -332,9 +332,9 @@ class RunForm(QWidget):
         self.agents.entry.clear()
 
     def _browse_prompt(self) -> None:
-        from PySide6.QtWidgets import QFileDialog
+        from sage_desk.gui.common import file_dialogs  # never Qt's own: it opens the files it lists (issue 34)
 
-        path, _ = QFileDialog.getOpenFileName(self, "Agent prompt file", "", "Text (*.txt *.md *.prompt);;All files (*)")
+        path, _ = file_dialogs.open_file_name(self, "Agent prompt file", "", "Text (*.txt *.md *.prompt);;All files (*)")
         if path:
             self.agent_prompt.setText(path)
 

@@ -27,6 +27,13 @@ with Store(sys.argv[1]) as store:
     store.overrides(run_id=sys.argv[2])
 """
 
+SQLITE_READS = """
+import sqlite3, sys
+connection = sqlite3.connect(sys.argv[1])
+connection.execute("SELECT count(*) FROM runs").fetchone()
+connection.close()
+"""
+
 
 def _other_process_reads(url: str, run_id: str) -> None:
     """Another process opens the database, reads and closes it (as `sage-desk conversations` does)."""
@@ -48,14 +55,14 @@ def _labels_seen_elsewhere(url: str, run_id: str) -> int:
     return int(out.stdout.strip())
 
 
-class _NoGuard:
-    """What a platform without open-file-description locks has: no guard."""
+def _no_guard(monkeypatch) -> None:
+    """What a platform without open-file-description locks has: no guard, the log check alone."""
+    monkeypatch.setattr("sage_desk.core.store.sqlite_guard.ShareGuard.enable", lambda self: False)
 
-    def __init__(self, _path: str) -> None:
-        pass
 
-    def release(self) -> None:
-        pass
+def _no_log_check(monkeypatch) -> None:
+    """The guard alone: the log always looks unchanged."""
+    monkeypatch.setattr("sage_desk.core.store.sqlite_guard.wal_identity", lambda _path: (0, 0))
 
 
 def _save_labels_while_locks_are_lost(tmp_path: Path, make_run) -> tuple[int, int]:
@@ -76,12 +83,10 @@ def _save_labels_while_locks_are_lost(tmp_path: Path, make_run) -> tuple[int, in
         app.close()
 
 
-@pytest.mark.parametrize("defences", ["both", "guard only", "log check only"])
+@pytest.mark.parametrize("defences", ["both", "log check only"])
 def test_labels_survive_an_in_process_open_and_close_between_saves(tmp_path: Path, make_run, monkeypatch, defences: str) -> None:
     if defences == "log check only":
-        monkeypatch.setattr("sage_desk.core.store.store.ShareGuard", _NoGuard)
-    if defences == "guard only":
-        monkeypatch.setattr("sage_desk.core.store.engine.install_wal_check", lambda *_: None)
+        _no_guard(monkeypatch)
     saved, seen = _save_labels_while_locks_are_lost(tmp_path, make_run)
     assert seen == saved == 5, f"{saved - seen} of the {saved} labels the app saved are missing in another process"
     with Store(f"sqlite:///{tmp_path / 'team.db'}") as later:
@@ -90,7 +95,35 @@ def test_labels_survive_an_in_process_open_and_close_between_saves(tmp_path: Pat
 
 def test_without_either_defence_the_labels_are_lost(tmp_path: Path, make_run, monkeypatch) -> None:
     """The scenario is real: with neither defence, the other process sees none of the labels (issue 34)."""
-    monkeypatch.setattr("sage_desk.core.store.store.ShareGuard", _NoGuard)
-    monkeypatch.setattr("sage_desk.core.store.engine.install_wal_check", lambda *_: None)
+    _no_guard(monkeypatch)
+    _no_log_check(monkeypatch)
     saved, seen = _save_labels_while_locks_are_lost(tmp_path, make_run)
     assert saved == 5 and seen < saved
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_the_guard_keeps_the_log_under_an_open_transaction(tmp_path: Path, make_run, monkeypatch, guarded: bool) -> None:
+    """Between the log check and the commit, only the guard stops another process deleting the log."""
+    from sqlalchemy import text
+
+    from sage_desk.core.store.sqlite_guard import wal_identity
+
+    if not guarded:
+        _no_guard(monkeypatch)
+    path = tmp_path / "team.db"
+    url = f"sqlite:///{path}"
+    app = Store(url)
+    run_id = make_run(app, n=1)
+    try:
+        log = wal_identity(str(path))
+        with app._engine.begin() as connection:  # a write transaction in progress (a label being saved)
+            connection.execute(text("UPDATE runs SET domain = 'relabelled' WHERE id = :id"), {"id": run_id})
+            _touch_the_file(path)
+            subprocess.run([sys.executable, "-c", SQLITE_READS, str(path)], check=True, timeout=60)  # sqlite3, a backup
+            kept = wal_identity(str(path)) == log
+        seen = subprocess.run([sys.executable, "-c", f"from sage_desk.core.store import Store\n"
+                               f"print(Store({url!r}).get_run({run_id!r}).domain)"],
+                              check=True, timeout=60, capture_output=True, text=True).stdout.strip()
+    finally:
+        app.close()
+    assert (kept, seen) == ((True, "relabelled") if guarded else (False, "northline"))
