@@ -101,7 +101,6 @@ SLOW_MODULES = (
     "tests/cli/test_run_faults.py",
     "tests/core/engine/test_streaming.py",
     "tests/core/engine/test_workers.py",
-    "tests/core/store/test_store_faults.py",
     "tests/core/store/test_store_lost_locks.py",
     "tests/core/store/test_migrate_without_alembic.py",
     "tests/core/review/test_queue_postgres.py",
@@ -113,6 +112,7 @@ SLOW_TESTS = (
     "test_doctor_never_opens_a_network_connection",
     "test_a_healthy_setup_passes_with_every_check_named",
     "test_upgrading_an_old_database_keeps_every_row",
+    "test_a_write_waits_for_a_lock_another_process_holds_past_the_busy_timeout",
     "test_every_mistake_is_an_act_the_rules_read",
     "test_a_fast_offline_run_keeps_the_window_responsive_and_cancels_within_a_second",
 )
