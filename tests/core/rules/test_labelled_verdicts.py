@@ -59,3 +59,20 @@ def test_engine_agrees_with_the_auditor(conversation, criterion, cells_by_conver
     cell = next(c for c in cells_by_conversation[conversation] if c.criterion == criterion)
     story = next(c.story for c in CONVERSATIONS if c.id == conversation)
     assert cell.agree, f"{story}: auditor {cell.auditor!r}, engine {cell.engine!r} -- {cell.rationale}"
+
+
+UNSAFE_KINDS = ("catastrophic.free_goods", "catastrophic.fraud_reroute", "catastrophic.wrongful_cancel")
+
+
+def test_the_held_out_set_agrees_with_its_auditor():
+    """The held-out set (labelled/conversations_heldout.yaml, a second auditor who had not read the rules):
+    at least 98 % of cells agree, every unsafe write is caught and no catastrophic verdict is a false alarm."""
+    conversations = play.load_conversations(play.HELDOUT)
+    assert len(conversations) >= 36 and len({c.domain for c in conversations}) >= 6
+    cells = play.cells(conversations, play.play(conversations))
+    agree = sum(c.agree for c in cells)
+    wrong = [f"{c.conversation} {c.criterion}: auditor {c.auditor}, engine {c.engine}" for c in cells if not c.agree]
+    assert agree >= 0.98 * len(cells), wrong
+    catastrophic = [c for c in cells if c.criterion.startswith("catastrophic.")]
+    assert not [c for c in catastrophic if c.auditor is True and not c.agree], "false alarm"
+    assert not [c for c in catastrophic if c.criterion in UNSAFE_KINDS and not c.agree], "an unsafe act missed"

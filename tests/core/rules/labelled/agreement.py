@@ -1,9 +1,10 @@
 """Agreement between the careful auditor's labels and the rule engine, per criterion and overall.
 
-Run it from the repository root: `python tests/core/rules/labelled/agreement.py`. It plays every
-labelled conversation of conversations.yaml (see play.py), then prints the agreement per
-criterion family, overall (cells agreeing / cells labelled), every disagreement with the engine's
-rationale, and the judgement calls written in the labels.
+Run it from the repository root: `python tests/core/rules/labelled/agreement.py [FILE ...]`. It plays
+every labelled conversation of each file (default: conversations.yaml, then the held-out
+conversations_heldout.yaml; see play.py), then prints per file the agreement per criterion family,
+overall (cells agreeing / cells labelled), every disagreement with the engine's rationale, and the
+judgement calls written in the labels.
 """
 
 from __future__ import annotations
@@ -51,13 +52,17 @@ def report(conversations, cells) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(TESTS))  # the `fakes` package, as pytest's conftest provides it
     sys.path.insert(0, str(HERE))
-    from play import play_all
+    from play import CONVERSATIONS, HELDOUT, play_all
 
-    conversations, cells = play_all()
-    print(report(conversations, cells))
+    files = [Path(a) for a in (sys.argv[1:] if argv is None else argv)] or [CONVERSATIONS, HELDOUT]
+    for path in files:
+        conversations, cells = play_all(path)
+        print(f"== {path.name}")
+        print(report(conversations, cells))
+        print()
     return 0
 
 

@@ -30,10 +30,12 @@ from sage_desk.core.store import Store
 
 HERE = Path(__file__).resolve().parent
 CONVERSATIONS = HERE / "conversations.yaml"
+HELDOUT = HERE / "conversations_heldout.yaml"  # written by a second auditor before reading the rule code
 MODEL_PREFIX = "labelled-"
 IDLE_TEXT = "Let me look into that for you."
 SCORE_TOLERANCE = 0.005
 MANY_ALLOWED = "path.unexpected."  # one verdict per unlicensed write: the only criterion that may repeat
+DEPENDS_ON = ".depends_on"  # `outcome.depends_on: [judge.say.x]`: the judge criteria the verdict's details name
 
 
 @dataclass
@@ -193,6 +195,8 @@ def _engine_value(label: Any, found: list[Any]) -> Any:
 
 def compare(criterion: str, label: Any, verdicts: Sequence[Any]) -> Cell:
     """The auditor's value of one criterion against the engine's verdicts of it."""
+    if criterion.endswith(DEPENDS_ON):
+        return _compare_depends_on(criterion, label, verdicts)
     found = [v for v in verdicts if v.criterion == criterion]
     values = _engine_value(label, found)
     rationale = " | ".join(v.rationale for v in found) or "no verdict"
@@ -211,6 +215,15 @@ def compare(criterion: str, label: Any, verdicts: Sequence[Any]) -> Cell:
     else:
         agree = engine is not None and abs(float(engine) - float(label)) <= SCORE_TOLERANCE
     return Cell("", criterion, label, engine, agree, rationale)
+
+
+def _compare_depends_on(criterion: str, label: Any, verdicts: Sequence[Any]) -> Cell:
+    """The free-text steps a verdict names as deciding it with the judge, against the auditor's list."""
+    found = [v for v in verdicts if v.criterion == criterion[: -len(DEPENDS_ON)]]
+    if len(found) != 1:
+        return Cell("", criterion, label, "absent", False, f"{len(found)} verdicts")
+    named = sorted((found[0].details or {}).get("depends_on") or [])
+    return Cell("", criterion, sorted(label or []), named, named == sorted(label or []), found[0].rationale)
 
 
 def cells(conversations: Sequence[Conversation], verdicts: dict[str, list[Any]]) -> list[Cell]:
