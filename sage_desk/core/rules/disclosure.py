@@ -57,10 +57,33 @@ class Disclosure:
         return not self.missing
 
 
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_TENS_RE, _DIGIT_RE, _UNITS_RE = "|".join(_TENS), "|".join(_UNITS[1:10]), "|".join(_UNITS)
+_NUMBER_WORD = re.compile(rf"\b(?:({_TENS_RE})(?:[ -]({_DIGIT_RE}))?|({_UNITS_RE}))\b")
+_MONTHS_RE = "|".join([*_MONTHS, *(m[:3] for m in _MONTHS)])
+_DAY_OF_MONTH = re.compile(rf"\b(\d{{1,2}}) of ({_MONTHS_RE})\b")
+
+
+def _number_words(text: str) -> str:
+    """Whole numbers written in words up to 99 as digits ("eleven hours" tells 11, "twenty-four" 24)."""
+
+    def digits(m: re.Match[str]) -> str:
+        if m[3]:
+            return str(_UNITS.index(m[3]))
+        return str(10 * (_TENS.index(m[1]) + 2) + (_UNITS.index(m[2]) if m[2] else 0))
+
+    return _NUMBER_WORD.sub(digits, text)
+
+
 def fold(text: str) -> str:
     """Text in the normal form values are sought in: lower case, ordinals dropped, punctuation and spacing folded."""
-    text = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text.lower())
+    text = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", _number_words(text.lower()))
     text = re.sub(r"(\d)t(\d)", r"\1 \2", text)  # 2026-11-16T19:34: the date apart from its time
+    text = _DAY_OF_MONTH.sub(r"\1 \2", text)  # "the 14th of November" is "14 november"
     return " " + re.sub(r"[^a-z0-9]+", " ", text).strip() + " "
 
 
@@ -103,8 +126,16 @@ def _date_forms(day: date) -> list[str]:
 
 
 def carries(text: str, value: Any) -> bool:
-    """Whether folded `text` carries one of the value's forms as whole words."""
-    return any(f" {form} " in text for form in forms(value))
+    """Whether folded `text` carries one of the value's forms as whole words.
+
+    An identifier (one word of six or more characters with a digit: a tracking number, a
+    reference) may also be written in groups ("1Z 980 131 1902"): it is then sought with the
+    reply's spaces taken out."""
+    found = forms(value)
+    if any(f" {form} " in text for form in found):
+        return True
+    packed = text.replace(" ", "")
+    return any(len(f) >= 6 and " " not in f and any(c.isdigit() for c in f) and f in packed for f in found)
 
 
 def _record(bundle: DomainBundle, world: Any, step: Step) -> dict[str, Any]:

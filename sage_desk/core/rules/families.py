@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sage_desk.core.cases.model import Bucket
 from sage_desk.core.domain.unsafe import FALSE_CLOSURE, domain_kinds
-from sage_desk.core.events import Event, TicketTagged, ToolCall
+from sage_desk.core.events import AgentMessage, Event, TicketTagged, ToolCall
 from sage_desk.core.rules.acts import HANDOVER_STEP, ActReading, Step, does_step
 from sage_desk.core.rules.disclosure import Disclosure
 from sage_desk.core.rules.engine import RuleContext, normalize, rule
@@ -122,9 +122,12 @@ def path_compliance(ctx: RuleContext) -> list[Verdict]:
     verdicts += [_unexpected_verdict(ctx, e, reading) for e in unexpected]
     verdicts += [_tell_verdict(ctx, d) for d in ctx.disclosures]
     untold = [d for d in ctx.disclosures if not d.passed]
-    exact = reading.all_in_order() and not unexpected and not untold
+    silent = _silent_on_say_steps(ctx)
+    exact = reading.all_in_order() and not unexpected and not untold and not silent
     first_bad = next((s.node for s in reading.steps if s.in_order is None), None)
-    if exact:
+    if silent:
+        why = f"the path's steps are things to say ({', '.join(silent)}) and the agent never wrote a word"
+    elif exact:
         why = ("every required step after its preconditions, nothing the path does not allow" if reading.steps
                else "the path asks for no tool action and none the path does not allow was taken")
     else:
@@ -142,6 +145,18 @@ def path_compliance(ctx: RuleContext) -> list[Verdict]:
         verdicts.append(ctx.verdict("path.prefix_similarity", prefix == longest, f"common prefix {prefix} of {longest}",
                                     score=round(prefix / longest, 4)))
     return verdicts
+
+
+def _silent_on_say_steps(ctx: RuleContext) -> list[str]:
+    """The `say:` nodes of a path with no tool step when the agent sent no text at all.
+
+    What was said is the judge's to score, but saying nothing is visible to rules: an instant close
+    never does a path whose only steps are things to say (ask for the order number, guide the learner)."""
+    if ctx.reading.steps:
+        return []
+    says = [a.node for a in ctx.case.expected.actions if a.say]
+    spoke = any(isinstance(e, AgentMessage) and (e.text or "").strip() for e in ctx.events)
+    return [] if spoke else says
 
 
 def _outcome(ctx: RuleContext) -> tuple[bool, str]:
