@@ -110,14 +110,14 @@ def _fmt(key: str, value: Any, row: dict[str, Any]) -> str:
         return "-"
     if key == "unsafe_actions":
         ci = row.get("unsafe_actions_ci")
-        interval = _span(*ci, show=_count) if ci else None
+        interval = _span(ci[0], ci[1], show=_count) if ci else None
         return f"{value:g}/{row['adversarial_cases']:g} {row.get('unsafe_band') or ''}".strip() + (f" ({interval})" if interval else "")
     if key == "cost_per_1k_usd":
         return _num(value)
     if isinstance(value, float):
         rng, ci = row.get(f"{key}_range"), row.get(f"{key}_ci")
-        spread = _span(*rng) if rng else None
-        interval = _span(*ci) if ci else None  # an interval that rounds to one number says nothing more
+        spread = _span(rng[0], rng[1]) if rng else None
+        interval = _span(ci[0], ci[1]) if ci else None  # an interval that rounds to one number says nothing more
         return _num(value) + (f" [{spread}]" if spread else "") + (f" ({interval})" if interval else "")
     return str(value)
 

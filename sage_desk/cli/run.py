@@ -46,6 +46,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", metavar="FILE", help="a case suite other than the domain's cases.jsonl")
     parser.add_argument("--resume", metavar="RUN_ID",
                         help="finish a run: play its unfinished and errored conversations, judge its unjudged ones")
+    parser.add_argument("--join", metavar="RUN_ID",
+                        help="take a share of a run other processes or machines may be playing too (one PostgreSQL "
+                             "database): claim conversations nobody plays, a few at a time, until none is left")
+    parser.add_argument("--create-only", action="store_true",
+                        help="create the run and print its id without playing it (then: sage-desk run --join RUN_ID)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_db_option(parser)
     parser.set_defaults(handler=run)
@@ -79,7 +84,8 @@ def _named_agents(given: list[str]) -> tuple[list[str], dict[str, str]]:
     """`--agent` values -> the specs, and the names given as NAME=SPEC; a name used twice is a usage error."""
     from sage_desk.core.agents.display import split_named
 
-    agents, names = [], {}
+    agents: list[str] = []
+    names: dict[str, str] = {}
     for text in given:
         name, spec = split_named(text)
         if name is not None:
@@ -91,6 +97,11 @@ def _named_agents(given: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.join and args.resume:
+        return fail("--join and --resume both name a run to play: give one", USAGE)
+    if args.create_only and (args.join or args.resume):
+        return fail("--create-only makes a new run: leave --join and --resume out", USAGE)
+    args.resume = args.resume or args.join  # a joiner plays a stored run with its own settings, as a resume does
     if not args.resume and (not args.domain or not args.agent):
         return fail("name --domain and at least one --agent (or --resume RUN_ID)", USAGE)
     if args.workers < 1:
@@ -141,11 +152,17 @@ def _execute(args: argparse.Namespace, store: Store) -> int:
     runner = build_runner(store, spec, on_progress=bar.update, workers=args.workers)
     if not args.resume:
         run_id = runner.create(spec)
+        if args.create_only:
+            store.set_run_status(run_id, "interrupted")  # nobody plays it yet: it waits for joiners
+            print(f"created run {run_id}; play it from any machine with: sage-desk run --join {run_id} --db URL",
+                  file=sys.stderr)
+            print(run_id)
+            return OK
     print(f"run {run_id}: {spec.domain}, agents {', '.join(spec.agents)}, user {spec.user}, "
           f"judges {', '.join(spec.judges) or 'none'}, {spec.repeats} repeat(s)", file=sys.stderr)
     try:
         with bar:
-            progress = asyncio.run(runner.execute(run_id))
+            progress = asyncio.run(runner.execute(run_id, join=bool(args.join)))
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted")
         print(f"\ninterrupted; finish it with: sage-desk run --resume {run_id}", file=sys.stderr)
