@@ -95,5 +95,10 @@ def names_for_runs(configs: Sequence[Mapping[str, object]], agents: Iterable[str
     """Display names as the runs define them: numbered in the order their configs list the agents (as given
     on the command line), so every command and screen names a run's agents alike; `agents` not in any
     config (an imported run's) come after."""
-    order = [a for config in configs for a in (config.get("agents") or []) if isinstance(a, str)]  # type: ignore[union-attr]
+    order = [a for config in configs for a in _listed(config.get("agents")) if isinstance(a, str)]
     return display_names([*order, *agents], names_from_configs(configs))
+
+
+def _listed(value: object) -> list[object]:
+    """A config's agent list, or nothing when it holds none (an imported run's, an older version's)."""
+    return list(value) if isinstance(value, list | tuple) else []
