@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from gui_helpers import drag, node_centre, port_point
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
@@ -230,9 +231,15 @@ def test_save_then_reopen_shows_the_same_graph(qtbot, editor, tmp_path):
     editor.doc.update_node("action", say="Ask for a photo")
     assert editor.title() == "shop/sop.yaml*"
     target = tmp_path / "shop" / "sop.yaml"
+    before = target.read_text()
+    asked = []  # the new action is reachable from nothing: a problem, so saving asks first (issue 35)
+    editor.ask_save_with_problems = lambda problems: asked.append(len(problems)) or False
     editor.view.setFocus()
     QTest.keyClick(editor.view, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
-    assert editor.title() == "shop/sop.yaml"
+    assert asked and asked[0] >= 1 and editor.title() == "shop/sop.yaml*" and target.read_text() == before  # Cancel
+    editor.ask_save_with_problems = lambda problems: asked.append(len(problems)) or True
+    QTest.keyClick(editor.view, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert len(asked) == 2 and editor.title() == "shop/sop.yaml"
     saved = dumps_graph(editor.doc.graph)
     again = SopEditor()
     qtbot.addWidget(again)
@@ -240,6 +247,13 @@ def test_save_then_reopen_shows_the_same_graph(qtbot, editor, tmp_path):
     assert dumps_graph(again.doc.graph) == saved
     assert set(again.scene.nodes) == set(editor.scene.nodes) and set(again.scene.edges) == set(editor.scene.edges)
     assert again.scene.nodes["action"].node.say == "Ask for a photo"
+
+
+def test_a_valid_graph_saves_without_a_question(qtbot, editor, tmp_path):
+    editor.doc.update_node("refund", label="Refund the order")
+    editor.ask_save_with_problems = lambda problems: pytest.fail(f"asked about {problems}")
+    assert editor.save()
+    assert "Refund the order" in (tmp_path / "shop" / "sop.yaml").read_text()
 
 
 def test_unsaved_changes_are_asked_about_before_closing(qtbot, editor, monkeypatch):

@@ -35,8 +35,10 @@ from sage_desk.core.yamlsafe import Located, load_file, read_text
 
 ARG_NAMES = ("slots", "facts")
 """Names graph argument expressions may use besides the domain's context rows."""
-UNSAFE_NAMES = ("row", "args")
-"""Names an unsafe act's `when` may use."""
+UNSAFE_NAMES = ("row", "args", "result", "facts", "slots", "done", "now")
+"""Names an unsafe act's `when` may use besides the domain's context rows (rules/acts.py says what each holds)."""
+CLOCK = "now"
+"""The policy's current time (domain.yaml `clock:`), for system variables and unsafe acts."""
 DOMAIN_FILES = ("policy", "sop", "world", "cases")
 """The keys of domain.yaml that name a file of the folder."""
 
@@ -106,15 +108,18 @@ class DomainBundle:
         values = {}
         for fname, expression in self.domain.system_variables.items():
             try:
-                values[fname] = expr.evaluate(expression, rows)
+                values[fname] = expr.evaluate(expression, {**rows, CLOCK: self.domain.clock})
             except expr.ExprError:
                 values[fname] = None
         return values
 
 
-def load_domain(name_or_path: str | Path) -> DomainBundle:
-    """Load a domain folder; raises DomainError listing every problem."""
-    bundle, problems = _load(resolve_domain_dir(name_or_path))
+def load_domain(name_or_path: str | Path, graph: Graph | None = None) -> DomainBundle:
+    """Load a domain folder; raises DomainError listing every problem.
+
+    With `graph`, that graph stands in for the folder's sop.yaml (which is then not read): the graph a
+    stored run was played with, drawn in Review even after sop.yaml was edited or broken."""
+    bundle, problems = _load(resolve_domain_dir(name_or_path), graph)
     errors = [p for p in problems if p.is_error]
     if errors or bundle is None:
         raise DomainError(errors or problems)
@@ -144,7 +149,7 @@ def file_problem(folder: Path, name: str) -> str | None:
     return None
 
 
-def _load(folder: Path) -> tuple[DomainBundle | None, list[Problem]]:
+def _load(folder: Path, given_graph: Graph | None = None) -> tuple[DomainBundle | None, list[Problem]]:
     decl_file = folder / "domain.yaml"
     if not decl_file.is_file():
         return None, [Problem(str(folder), 1, 1, "not a domain folder (no domain.yaml)")]
@@ -163,9 +168,13 @@ def _load(folder: Path) -> tuple[DomainBundle | None, list[Problem]]:
     problems += [located.problem((key,), f"{key}: {why}") for key, why in unsafe.items()]
     if "sop" in unsafe:
         return None, problems
-    graph, graph_located, graph_problems = _load_graph(folder / domain.sop, domain)
+    if given_graph is not None:
+        graph, graph_located, graph_problems = given_graph, None, []
+    else:
+        graph, graph_located, graph_problems = _load_graph(folder / domain.sop, domain)
     problems += graph_problems
-    world, world_problems = (World(), []) if "world" in unsafe else _load_world(folder / domain.world, domain)
+    no_world = "world" in unsafe or (domain.audit_only and not (folder / domain.world).exists())  # audited from its reads
+    world, world_problems = (World(), []) if no_world else _load_world(folder / domain.world, domain)
     problems += world_problems
     policy = ""
     if "policy" not in unsafe:
@@ -213,14 +222,14 @@ def _check_declaration(domain: Domain, located: Located) -> list[Problem]:
             problems.append(located.problem(("unsafe_acts", i, "kind"), f"unsafe act {act.tool!r}: {FALSE_CLOSURE} is read "
                                             "from how the ticket was closed, not declared on a write"))
         if act.when is not None:
-            err = expr.check(act.when, UNSAFE_NAMES)
+            err = expr.check(act.when, (*UNSAFE_NAMES, *domain.context))
             if err:
                 problems.append(located.problem(("unsafe_acts", i, "when"), f"unsafe act {act.tool!r}: {err}"))
     for name, ctx in domain.context.items():
         if ctx.table not in domain.tables:
             problems.append(located.problem(("context", name), f"context {name!r}: unknown table {ctx.table!r}"))
     for fname, text in domain.system_variables.items():
-        err = expr.check(text, domain.context)
+        err = expr.check(text, (*domain.context, *([CLOCK] if domain.clock else [])))
         if err:
             problems.append(located.problem(("system_variables", fname), f"system variable {fname!r}: {err}"))
     return problems

@@ -71,6 +71,11 @@ class RunStore(Protocol):
         """Set `config[key]` to `update_value(its current value)` in one transaction (figures several processes add to)."""
         ...
 
+    def claim_conversations(self, run_id: str, owner_id: int, statuses: Sequence[str], sources: Sequence[str] = (),
+                            n: int = 8) -> tuple[Sequence[PlayRow], int]:
+        """Claim up to `n` free conversations to play for `owner_id`; with how many other live owners still hold."""
+        ...
+
     def claim_run(self, run_id: str, join: bool = False) -> int:
         """Register this process as playing the run (refused while another live process does); its owner id."""
         ...

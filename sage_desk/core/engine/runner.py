@@ -30,7 +30,7 @@ import logging
 import os
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -51,6 +51,7 @@ from sage_desk.core.sop.io import dumps_graph
 
 log = logging.getLogger(__name__)
 
+CLAIM_POLL_S = 1.0  # how often a joined run looks again for conversations others held (run --join)
 PROVIDER_DEFAULT = "default"  # a role's API base that means the provider's own endpoint, not the run's
 
 
@@ -279,8 +280,14 @@ class Runner:
         for task in self._tasks:
             task.cancel()
 
-    async def execute(self, run_id: str) -> Progress:
-        """Play every unfinished or errored conversation of `run_id`, and judge finished ones missing verdicts."""
+    async def execute(self, run_id: str, join: bool = False) -> Progress:
+        """Play every unfinished or errored conversation of `run_id`, and judge finished ones missing verdicts.
+
+        With `join`, this process takes a share of a run other processes (other machines, on
+        PostgreSQL) may be playing too: it claims conversations nobody holds a few at a time, takes
+        back those of owners whose heartbeat stopped, and ends when nothing is left to claim and no
+        live owner holds anything (store/owners.py). Errored conversations are left to --resume.
+        """
         self._loop = asyncio.get_running_loop()
         run = self.store.get_run(run_id)
         spec = RunSpec.from_config(run.config)
@@ -290,12 +297,17 @@ class Runner:
         todo = self.store.count_to_play(run_id, RESUMED, self.sources())
         self.progress = Progress(total=total)
         self.progress.already_done = self.progress.done = total - todo
-        self.owner_id = self.store.claim_run(run_id)  # refused while another live process plays it (owners.py)
+        if join and self.workers > 1:
+            raise RunError("--join plays in one process: start one joiner per machine (or several) instead of --workers")
+        self.owner_id = self.store.claim_run(run_id, join=join)  # refused while another live process plays it (owners.py)
         heartbeat = self._heartbeat(self.owner_id)
         try:
             self.store.set_run_status(run_id, RunStatus.RUNNING)
             self._report()
-            if self._sharded(todo):
+            if join:
+                with self._endpoint_figures(run_id, spec, shares=1):
+                    await self._play_rows(self._claimed(run_id, self.owner_id), spec, spec.concurrency)
+            elif self._sharded(todo):
                 await self._play_in_workers(run_id, spec, todo)
             else:
                 with self._endpoint_figures(run_id, spec, shares=1):
@@ -328,6 +340,18 @@ class Runner:
             return alive
 
         return Heartbeat(beat).start()
+
+    async def _claimed(self, run_id: str, owner_id: int) -> AsyncIterator[PlayRow]:
+        """A joined run's conversations: claimed a few at a time; when none is free but live owners still
+        hold some, wait and look again (one of them may die, and its claims come back)."""
+        while not self._cancel.is_set():
+            rows, elsewhere = self.store.claim_conversations(run_id, owner_id, UNFINISHED)
+            for row in rows:
+                yield row
+            if not rows:
+                if not elsewhere:
+                    return
+                await asyncio.sleep(CLAIM_POLL_S)
 
     def _rows(self, run_id: str, share: int = 0, shares: int = 1) -> Iterator[PlayRow]:
         """The conversations to play (this worker's share of them), read a page at a time as the lanes take them."""
@@ -424,7 +448,7 @@ class Runner:
         recorder.owner_id = self.owner_id  # its writes go only to conversations this owner holds (store/batch.py)
         return recorder
 
-    async def _play_rows(self, rows: Iterable[PlayRow], spec: RunSpec, concurrency: int) -> None:
+    async def _play_rows(self, rows: Iterable[PlayRow] | AsyncIterator[PlayRow], spec: RunSpec, concurrency: int) -> None:
         bundle, suite = self._domain_and_cases(spec)
         cases = {c.id: c for c in suite}
         recorder = self._recorder()
@@ -444,7 +468,7 @@ class Runner:
 
         flusher = asyncio.ensure_future(recorder.flush_every())
         flusher.add_done_callback(self._stop_if_failed)
-        pending = iter(rows)
+        take = _taker(rows)
         failures: list[BaseException] = []
 
         async def lane() -> None:
@@ -453,7 +477,7 @@ class Runner:
             # of the event loop played the whole run before a cancel (or a worker's cancel watch) ran.
             # A lane starts a conversation only when the recorder has room: the run never gets
             # ahead of its writes, so what it holds does not grow with its size (store/batch.py).
-            for row in pending:
+            while (row := await take()) is not None:
                 try:
                     await recorder.room()
                     if self._cancel.is_set():
@@ -574,3 +598,22 @@ class Runner:
     def _report(self) -> None:
         if self.on_progress is not None and self.progress is not None:
             self.on_progress(self.progress)
+
+
+def _taker(rows: Iterable[PlayRow] | AsyncIterator[PlayRow]) -> Callable[[], Awaitable[PlayRow | None]]:
+    """One `take()` for every lane: the next row, or None at the end; an async source (claims) is read
+    by one lane at a time."""
+    if isinstance(rows, AsyncIterator):
+        source, lock = rows, asyncio.Lock()
+
+        async def take_async() -> PlayRow | None:
+            async with lock:
+                return await anext(source, None)
+
+        return take_async
+    pending = iter(rows)
+
+    async def take() -> PlayRow | None:
+        return next(pending, None)
+
+    return take

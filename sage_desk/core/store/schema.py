@@ -77,6 +77,18 @@ class RunRow(Base):
     status: Mapped[str] = mapped_column(String(16), default="running")
     domain: Mapped[str] = mapped_column(String(200))
     config: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # the SOP graph the run was played with (0012): a `sop_snapshots` hash; None before 0012 and for imports
+    sop_snapshot: Mapped[str | None] = mapped_column(String(64))
+
+
+class SopSnapshotRow(Base):
+    """One SOP graph text a run was played with (0012), kept once however many runs played it."""
+
+    __tablename__ = "sop_snapshots"
+
+    hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    domain: Mapped[str] = mapped_column(String(200))
+    graph: Mapped[str] = mapped_column(Text)
 
 
 class ConversationRow(Base):

@@ -49,6 +49,7 @@ _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "c
 JUDGE_FAILED = "judge"  # the criterion of the one unscored verdict scoring/hooks.py stores when a judge's call failed
 PLAY_PAGE = 500  # conversations a run reads at a time (conversations_to_play)
 CREATE_CHUNK = 2000  # conversation rows a new run inserts per statement
+CLAIM_BATCH = 8  # conversations a joined run's process claims at a time (claim_conversations)
 _SECRET_QUERY = re.compile(r"([?&;](?:[\w.-]*[_-])?(?:api[_-]?keys?|key|secret|password|passwd|token|access_token|auth|sig|signature)=)[^&#;]*",
                            re.IGNORECASE)
 _SECRET_KEY = re.compile(r"(^|_)(api_?keys?|secret|password|passwd|token|access_token|authorization)$", re.IGNORECASE)
@@ -289,6 +290,24 @@ class Store:
                 return found
 
         return retry_transient(write, "repair")
+
+    def claim_conversations(self, run_id: str, owner_id: int, statuses: Sequence[str], sources: Sequence[str] = (),
+                            n: int = CLAIM_BATCH) -> tuple[list[ConversationRecord], int]:
+        """Claim up to `n` of the run's conversations to play (in `statuses`, or unjudged by `sources`) that
+        nobody holds, dead owners' conversations handed back first; with how many other live owners still hold."""
+        where = _to_play(run_id, statuses, sources)
+        if where is None:
+            return [], 0
+
+        def write() -> tuple[list[ConversationRecord], int]:
+            with self._writing() as session:
+                owners.release_dead(session, run_id)
+                ids = owners.claim(session, owner_id, where, _LIST_ORDER, n)
+                rows = session.scalars(select(ConversationRow).where(ConversationRow.id.in_(ids))
+                                       .order_by(*_LIST_ORDER)).all() if ids else []
+                return [_conversation_record(r) for r in rows], owners.held_elsewhere(session, run_id, owner_id, where)
+
+        return retry_transient(write, "claim")
 
     def run_owners(self, run_id: str, alive_only: bool = True) -> list[owners.Owner]:
         """Who is playing a run (only the live owners, unless `alive_only` is False)."""

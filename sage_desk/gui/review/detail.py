@@ -3,7 +3,9 @@
 Domains and case suites are loaded once per (domain, suite) and kept: moving from conversation
 to conversation then costs two small queries (events, verdicts) and a route trace. A domain or
 case that cannot be found (a run of a folder since moved) leaves the graph out with a note; the
-transcript, tool calls and verdicts still show.
+transcript, tool calls and verdicts still show. A run is drawn on the graph it was played with (kept
+in the store since migration 0012), so an edited or broken sop.yaml changes nothing in its review;
+a note says when today's graph differs or cannot be read. F5 (`forget`) reads the folders again.
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from typing import TYPE_CHECKING
 from sage_desk.core.cases.model import Case
 from sage_desk.core.cases.suite import load_suite
 from sage_desk.core.domain.loader import DomainBundle, load_domain
+from sage_desk.core.engine.stamps import content_hash
 from sage_desk.core.errors import SageError
 from sage_desk.core.events import Event
 from sage_desk.core.rules.trace import PathTrace, trace_conversation
+from sage_desk.core.sop.io import loads_graph
+from sage_desk.core.sop.model import Graph
 from sage_desk.core.store.records import ConversationRecord, StoredVerdict
 
 if TYPE_CHECKING:
@@ -35,11 +40,31 @@ class ConversationDetail:
     trace: PathTrace | None = None
     problem: str = ""
     """Why the graph or case is missing, when it is."""
+    note: str = ""
+    """What the drawing is not: today's graph differs from the run's, cannot be read, or the run kept none."""
     tool_kinds: dict[str, str] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
         return self.record.id
+
+OLD_RUN_NOTE = ("Drawn on today's sop.yaml, which differs from the graph this run was played with "
+                "(runs made before this version did not keep theirs).")
+
+
+def graph_content(graph: Graph) -> dict[str, object]:
+    """What a graph says, without the editor's node positions (moving a node changes no route), as run stamps hash it."""
+    data = graph.model_dump(mode="json")
+    for node in data.get("nodes", []):
+        node.pop("pos", None)
+    return data
+
+
+def first_line(error: BaseException) -> str:
+    """An error's first line, for a one-line note."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
 
 IMPORTED = "<imported>"  # the suite of an imported run: its cases live with its conversations
 
@@ -52,13 +77,15 @@ class DetailLoader:
         self._domains: dict[str, DomainBundle | SageError] = {}
         self._suites: dict[tuple[str, str], dict[str, Case] | SageError] = {}
         self._suite_of_run: dict[str, str | None] = {}
+        self._snapshots: dict[tuple[str, str], DomainBundle | SageError] = {}
+        self._run_bundles: dict[str, tuple[DomainBundle | SageError, str]] = {}
 
     def load(self, conversation_id: str) -> ConversationDetail:
         """The conversation, its events, effective verdicts, and (when found) case and route."""
         record = self.store.conversation(conversation_id)
         detail = ConversationDetail(record, self.store.events(conversation_id),
                                     self.store.effective_verdicts(conversation_id=conversation_id))
-        bundle = self.bundle(record.domain)
+        bundle, detail.note = self.run_bundle(record.run_id, record.domain)
         if isinstance(bundle, SageError):
             detail.problem = f"Domain {record.domain!r} could not be loaded: {bundle}"
             return detail
@@ -74,6 +101,43 @@ class DetailLoader:
             return detail
         detail.trace = trace_conversation(detail.case, bundle, detail.events)
         return detail
+
+    def forget(self) -> None:
+        """Drop what was read from disk (F5): a domain fixed, or broken, since is read again."""
+        self._domains.clear()
+        self._suites.clear()
+        self._run_bundles.clear()
+        self._snapshots.clear()  # the graph never changes, but the domain.yaml and world read with it may
+
+    def run_bundle(self, run_id: str, domain: str) -> tuple[DomainBundle | SageError, str]:
+        """The domain with the graph the run was played with, and a note when today's graph differs or
+        cannot be read; a run that kept no graph (made before 0012) gets today's, and says so."""
+        if run_id not in self._run_bundles:
+            self._run_bundles[run_id] = self._read_run_bundle(run_id, domain)
+        return self._run_bundles[run_id]
+
+    def _read_run_bundle(self, run_id: str, domain: str) -> tuple[DomainBundle | SageError, str]:
+        today = self.bundle(domain)
+        kept = self.store.sop_snapshot(run_id)
+        if kept is None:  # made before runs kept their graph: its stamp still tells whether today's is the same
+            stamp = self.store.get_run(run_id).config.get("stamp") or {}
+            same = isinstance(today, SageError) or content_hash(graph_content(today.graph)) == stamp.get("sop", "")
+            return today, "" if same or not stamp.get("sop") else OLD_RUN_NOTE
+        key = (domain, kept[0])
+        if key not in self._snapshots:
+            try:
+                self._snapshots[key] = load_domain(domain, graph=loads_graph(kept[1], f"run {run_id}'s SOP graph"))
+            except SageError as exc:
+                self._snapshots[key] = exc
+        played = self._snapshots[key]
+        if isinstance(played, SageError):
+            return (today, f"The graph this run kept could not be used ({first_line(played)}): drawn on today's sop.yaml.") \
+                if not isinstance(today, SageError) else (played, "")
+        if isinstance(today, SageError):
+            return played, f"Drawn on the graph this run was played with; today's sop.yaml cannot be read: {first_line(today)}"
+        if graph_content(today.graph) != graph_content(played.graph):
+            return played, "Drawn on the graph this run was played with; today's sop.yaml differs."
+        return played, ""
 
     def bundle(self, domain: str) -> DomainBundle | SageError:
         """The domain, loaded once (or the error it raised)."""

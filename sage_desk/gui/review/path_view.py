@@ -156,13 +156,23 @@ class PathView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 0, 8, 6)
         layout.setSpacing(3)
+        self.note = QLabel("")
+        self.note.setObjectName("routeNote")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #92400e;")  # amber: worth knowing, not an error
+        self.note.setVisible(False)
+        self.note.setMinimumWidth(120)
         layout.addLayout(top)
+        layout.addWidget(self.note)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.summary)
 
-    def show_route(self, graph: Graph | None, trace: PathTrace | None, problem: str = "") -> None:
-        """Draw a conversation's routes on its domain's graph (the scene is reused within a domain)."""
+    def show_route(self, graph: Graph | None, trace: PathTrace | None, problem: str = "", note: str = "") -> None:
+        """Draw a conversation's routes on its run's graph (the scene is reused while the graph is);
+        `note` says which graph that is when it is not today's sop.yaml."""
         self.trace = trace
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
         if graph is None or trace is None:
             self._set_scene(None)
             self.summary.setText(problem or "No graph for this conversation.")

@@ -199,7 +199,7 @@ class ReviewScreen(OverrideLoop, QWidget):
             "pass": lambda: self.key_value("p"), "fail": lambda: self.key_value("x"),
             "clear": lambda: self.key_value(""), "save": self._on_enter, "reason": self._focus_reason,
             "search": self._focus_search, "failures": self.filters.failures.toggle, "compare": self.compare,
-            "list": self._focus_list, "toggle_list": self.toggle_list, "refresh": self.refresh, "help": self.show_shortcuts,
+            "list": self._focus_list, "toggle_list": self.toggle_list, "refresh": self.reload, "help": self.show_shortcuts,
             "next_item": lambda: self.queue.next(),
         }
         return make_actions(self, slots)
@@ -307,6 +307,18 @@ class ReviewScreen(OverrideLoop, QWidget):
             self.list_model.set_table(empty_table())
             self._show_detail(None)
 
+    def reload(self) -> None:
+        """F5: read the runs, the list and the conversation on show again, domain folders included
+        (a sop.yaml fixed, or broken, on disk since shows without a restart)."""
+        if self.loader is not None:
+            self.loader.forget()
+        self.refresh(force=True)
+        if self.detail is not None and self.loader is not None:
+            try:
+                self._show_detail(self.loader.load(self.detail.id))
+            except SageError as exc:
+                self._report("Could not read the conversation", exc)
+
     def _on_run_chosen_elsewhere(self, run_id: str) -> None:
         if run_id == self.filters.run_id() or self.queue.active:  # a queue's list stays until the reviewer leaves it
             return
@@ -383,7 +395,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.transcript.show_events(detail.events, detail.tool_kinds)
         self.timeline.show_events(detail.events, detail.tool_kinds)
         self.verdict_model.set_verdicts(detail.verdicts)
-        self.route.show_route(detail.bundle.graph if detail.bundle else None, detail.trace, detail.problem)
+        self.route.show_route(detail.bundle.graph if detail.bundle else None, detail.trace, detail.problem, detail.note)
         self._select_verdict(self._sticky_row())
         self.override.set_pending_count(0)
         self.queue.show_item()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QMimeData, QPointF, QSettings, Qt, QTimer, Signal
@@ -471,7 +472,11 @@ class SopEditor(QWidget):
         return self.save_to(Path(name)) if name else False
 
     def save_to(self, path: Path) -> bool:
-        """Write the graph to `path` and mark it saved."""
+        """Write the graph to `path` and mark it saved; a graph with problems is saved only when the author says so."""
+        problems = [p for p in self.doc.problems() if p.is_error]  # warnings load fine; errors stop runs of it
+        if problems and not self.ask_save_with_problems(problems):
+            self.message.emit(f"Not saved: {len(problems)} problem(s) to fix first (Problems tab)")
+            return False
         try:
             dump_graph(self.doc.graph, path)
         except OSError as exc:
@@ -496,6 +501,21 @@ class SopEditor(QWidget):
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
         return answer == QMessageBox.StandardButton.Discard
+
+    def ask_save_with_problems(self, problems: list) -> bool:
+        """Ask before a graph with problems is written (runs and Review of this domain read it); tests replace it."""
+        count = len(problems)
+        listed = "".join(f"<li>{escape(p.node or 'graph')}: {escape(p.message)}</li>" for p in problems[:5])
+        more = f"<li>… and {count - 5} more</li>" if count > 5 else ""
+        box = QMessageBox(QMessageBox.Icon.Warning, "Save with problems?",
+                          f"<b>Save with {count} problem{'s' if count != 1 else ''}?</b><ul>{listed}{more}</ul>"
+                          "New runs of this domain refuse a graph with problems, and Review draws stored runs "
+                          "on the graph they were played with.", parent=self)
+        save = box.addButton("Save anyway", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is save
 
     def ask_save(self) -> QMessageBox.StandardButton:
         """The question asked before unsaved edits would be lost (tests replace it)."""
