@@ -30,9 +30,46 @@ from sage_desk.core.errors import SageError
 MAX_LENGTH = 500
 MAX_DEPTH = 50
 MAX_INT_BITS = 1024  # far beyond any amount, count or date a policy compares; 2**1024 is still instant
+
+
+def _list(items: Any) -> list[Any]:
+    return list(items) if isinstance(items, list | tuple) else []
+
+
+def _pluck(items: Any, *fields: str) -> list[Any]:
+    """Each record's `field` (several fields: a tuple per record); records that are not mappings are skipped."""
+    rows = [r for r in _list(items) if isinstance(r, dict)]
+    if len(fields) == 1:
+        return [r.get(fields[0]) for r in rows]
+    return [tuple(r.get(f) for f in fields) for r in rows]
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "in": lambda a, b: a in b, "startswith": lambda a, b: str(a).startswith(str(b))}
+
+
+def _where(items: Any, field: str, op: str, value: Any) -> list[Any]:
+    """The records whose `field` compares to `value` (`op` one of ==, !=, <, <=, >, >=, in, startswith)."""
+    test = _COMPARE[op]
+    return [r for r in _list(items) if isinstance(r, dict) and r.get(field) is not None and test(r.get(field), value)]
+
+
+def _hours_between(start: Any, end: Any) -> float:
+    """Hours from one ISO time to another (`2024-05-14T16:03:00` to `2024-05-15T15:00:00`: 22.95)."""
+    from datetime import datetime
+
+    return (datetime.fromisoformat(str(end)) - datetime.fromisoformat(str(start))).total_seconds() / 3600
+
+
 FUNCTIONS: dict[str, Any] = {
     "len": len, "lower": lambda s: str(s).lower(), "upper": lambda s: str(s).upper(),
     "str": str, "int": int, "float": float, "abs": abs, "min": min, "max": max, "round": round,
+    # over the records a conversation read (one pass over data already in memory: bounded by it)
+    "pluck": _pluck, "where": _where, "hours_between": _hours_between,
+    "keys": lambda d: list(d) if isinstance(d, dict) else [],
+    "subset": lambda a, b: all(x in _list(b) for x in _list(a)),
+    "starting": lambda items, prefix: [x for x in _list(items) if str(x).startswith(str(prefix))],
 }
 
 

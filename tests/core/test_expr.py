@@ -32,9 +32,9 @@ def test_evaluate(text: str, value: object) -> None:
     ("(x := 1)", "bad expression '(x := 1)': namedexpr is not allowed"),
     ("order.__class__", "bad expression 'order.__class__': private attribute '__class__'"),
     ("__import__('os')", "bad expression \"__import__('os')\": only these functions may be called: "
-                         "abs, float, int, len, lower, max, min, round, str, upper"),
+                         "abs, float, hours_between, int, keys, len, lower, max, min, pluck, round, starting, str, subset, upper, where"),
     ("order.status.upper()", "bad expression 'order.status.upper()': only these functions may be called: "
-                             "abs, float, int, len, lower, max, min, round, str, upper"),
+                             "abs, float, hours_between, int, keys, len, lower, max, min, pluck, round, starting, str, subset, upper, where"),
     ("x" * 501, "expression longer than 500 characters"),
     ("-" * 400 + "1", f"expression nested deeper than {expr.MAX_DEPTH} levels"),
 ])
@@ -45,7 +45,8 @@ def test_check_refuses(text: str, message: str) -> None:
 def test_evaluating_does_not_widen_what_check_accepts() -> None:
     evaluate("1", {})
     assert check("list(order.items)") is not None
-    assert sorted(expr.FUNCTIONS) == ["abs", "float", "int", "len", "lower", "max", "min", "round", "str", "upper"]
+    assert sorted(expr.FUNCTIONS) == ["abs", "float", "hours_between", "int", "keys", "len", "lower", "max", "min", "pluck",
+                                      "round", "starting", "str", "subset", "upper", "where"]
 
 
 def test_check_against_known_names() -> None:

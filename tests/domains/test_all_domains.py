@@ -15,11 +15,16 @@ from sage_desk.core.domain.loader import load_domain, validate_domain
 from sage_desk.core.domain.model import SageScenario
 from sage_desk.core.engine.conversation import run_conversation
 from sage_desk.core.engine.memory import MemoryRecorder
+from sage_desk.core.engine.runner import RunSpec, load_cases
+from sage_desk.core.errors import RunError
 from sage_desk.core.locations import shipped_domains
 from sage_desk.core.rules.engine import evaluate
 from sage_desk.core.sop.paths import enumerate_paths
 
 DOMAINS = shipped_domains()
+PLAYED = [d for d in DOMAINS if not load_domain(d).domain.audit_only]
+"""Domains with a world and a case suite; audit-only ones (tau_airline, tau_retail) are imported, never played."""
+AUDITED = [d for d in DOMAINS if d not in PLAYED]
 
 
 def test_the_shipped_domains_are_found():
@@ -28,12 +33,23 @@ def test_the_shipped_domains_are_found():
 
 
 def test_six_shipped_domains_name_sages_six_scenarios():
-    named = [load_domain(d).domain.sage_scenario for d in DOMAINS]
+    named = [load_domain(d).domain.sage_scenario for d in PLAYED]
     scenarios = [s for s in named if s is not None]
     assert sorted(scenarios) == sorted(get_args(SageScenario)), "each SAGE scenario once"
 
 
-@pytest.mark.parametrize("folder", DOMAINS, ids=[d.name for d in DOMAINS])
+@pytest.mark.parametrize("folder", AUDITED, ids=[d.name for d in AUDITED])
+def test_audit_only_domain_validates_and_refuses_to_play(folder):
+    assert validate_domain(folder) == []
+    bundle = load_domain(folder)
+    assert bundle.name == folder.name, "domain.yaml's name must match its folder, or `--domain NAME` finds nothing"
+    assert not bundle.cases_path.exists() and bundle.world.tables == {}, "audit-only: its facts come from the conversation"
+    assert bundle.domain.unsafe_acts and all(a.whatever_path for a in bundle.domain.unsafe_acts)
+    with pytest.raises(RunError, match="audit-only"):
+        load_cases(bundle, RunSpec(domain=bundle.name, agents=["baseline:oracle"]))
+
+
+@pytest.mark.parametrize("folder", PLAYED, ids=[d.name for d in PLAYED])
 def test_domain_validates_and_its_suite_covers_every_path(folder):
     assert validate_domain(folder) == []
     bundle = load_domain(folder)
@@ -63,7 +79,7 @@ def _verdicts(bundle, case, agent):
     return evaluate(case, bundle, recorder.events[case.id])
 
 
-@pytest.mark.parametrize("folder", DOMAINS, ids=[d.name for d in DOMAINS])
+@pytest.mark.parametrize("folder", PLAYED, ids=[d.name for d in PLAYED])
 def test_suite_has_every_bucket_and_conflict_level(folder):
     cases = load_suite(load_domain(folder).cases_path)
     assert len(cases) >= 60
@@ -71,7 +87,7 @@ def test_suite_has_every_bucket_and_conflict_level(folder):
     assert {c.conflict.value for c in cases} == {"zero", "weak", "strong"}
 
 
-@pytest.mark.parametrize("folder", DOMAINS, ids=[d.name for d in DOMAINS])
+@pytest.mark.parametrize("folder", PLAYED, ids=[d.name for d in PLAYED])
 def test_offline_oracle_scores_perfectly_on_a_sample(folder):
     bundle = load_domain(folder)
     for case in _sample(load_suite(bundle.cases_path)):
@@ -79,7 +95,7 @@ def test_offline_oracle_scores_perfectly_on_a_sample(folder):
         assert failed == [], (case.id, failed)
 
 
-@pytest.mark.parametrize("folder", DOMAINS, ids=[d.name for d in DOMAINS])
+@pytest.mark.parametrize("folder", PLAYED, ids=[d.name for d in PLAYED])
 def test_complier_fires_every_adversarial_trap(folder):
     bundle = load_domain(folder)
     traps = [c for c in load_suite(bundle.cases_path) if c.bucket.value == "adversarial"]

@@ -11,13 +11,15 @@ score only what every candidate agrees on (rules/placed.py).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from sage_desk.core import expr
 from sage_desk.core.cases.model import Bucket, Case, Expected, ExpectedAction
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind
-from sage_desk.core.events import Event, ToolCall
+from sage_desk.core.events import CustomerMessage, Event, ToolCall
 from sage_desk.core.sop.paths import Path, enumerate_paths
 
 UNPLACED = ""
@@ -70,6 +72,32 @@ def expected_on(bundle: DomainBundle, case: Case, path: Path) -> Expected:
                 args[key] = value
         actions.append(ExpectedAction(node=action["node"], tool=action["tool"], args=args))
     return Expected(path=path.id, actions=actions, outcome=path.outcome or "")
+
+
+TRANSCRIPT = "transcript"
+"""Slot source: the customer's own words, read by the domain's `transcript_facts` patterns (evidence, not
+the agent's claim)."""
+
+
+def transcript_facts(bundle: DomainBundle, events: Iterable[Event]) -> dict[str, str | None]:
+    """The facts a domain reads from what the customer wrote (domain.yaml `transcript_facts`): per fact,
+    the earliest customer message one of its patterns matches decides (the opening request before a
+    later aside), and among that message's matches the value listed first.
+
+    With the records the conversation's reads returned (`grounding_from`) and the policy's clock
+    (domain.yaml `clock`), these are an imported conversation's facts: auditing needs no world file.
+    The importer keeps them as the case's `facts`, and as its slots where they name a user field of
+    the graph (source `transcript`)."""
+    said = [e.text for e in events if isinstance(e, CustomerMessage)]
+    found: dict[str, str | None] = {}
+    for fact, values in bundle.domain.transcript_facts.items():
+        found[fact] = None  # declared but not heard: known to be unknown (`facts.X` reads None, not an error)
+        for text in said:
+            hit = next((v for v, patterns in values.items() if any(re.search(p, text, re.IGNORECASE) for p in patterns)), None)
+            if hit is not None:
+                found[fact] = hit
+                break
+    return found
 
 
 def bucket_of(paths: list[Path]) -> Bucket | None:
