@@ -540,7 +540,7 @@ def test_doctor_checks_an_agent_answers(tmp_path, capsys):
     [
         ("x" * 3000, "the reply from it is over the 2 KiB cap"),
         ("[" * 200 + "]" * 200, "its reply cannot be read (nested too deeply (at most 64 levels))"),
-        ("<html>oops</html>", "its reply is not JSON (HTTP 200): <html>oops</html>"),
+        ("<html><body>oops</body></html>", "its reply is not JSON (HTTP 200): oops"),
     ],
 )
 def test_an_oversized_or_hostile_reply_errors_the_conversation_as_a_providers_would(tmp_path, monkeypatch, body, problem):

@@ -183,5 +183,27 @@ def _reason(exc: Exception) -> str:
 
 
 def _snippet(raw: bytes) -> str:
-    text = raw[:300].decode("utf-8", "replace").strip().replace("\n", " ")
-    return text or "(empty body)"
+    """The start of a body, one line: an HTML error page's text without its tags."""
+    text = raw[:4000].decode("utf-8", "replace")
+    error = _json_error(text)
+    if error:
+        return error[:200]
+    if "<" in text and ">" in text:
+        text = re.sub(r"(?is)<(script|style|head)\b.*?</\1>", " ", text)
+        text = re.sub(r"<[^>]+>", " ", text)
+    text = " ".join(text.split())
+    return (text[:200] + "…" if len(text) > 200 else text) or "(empty body)"
+
+
+def _json_error(text: str) -> str | None:
+    """The server's own message when it sent OpenAI's `{"error": {"message": ...}}` (or `{"error": "..."}`)."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"]
+    return error if isinstance(error, str) else None
