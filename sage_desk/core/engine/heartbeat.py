@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_S = 5.0
+STALE_AFTER_S = float(os.environ.get("SAGE_DESK_OWNER_TIMEOUT_S", "30") or 30)
+"""A run owner whose heartbeat is older than this is taken for dead (store/owners.py)."""
+HEARTBEAT_S = min(5.0, STALE_AFTER_S / 3)
 
 
 class Heartbeat:

@@ -19,19 +19,18 @@ import os
 import socket
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from sage_desk.core.engine.heartbeat import HEARTBEAT_S
+from sage_desk.core.engine.heartbeat import HEARTBEAT_S, STALE_AFTER_S
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.schema import ConversationRow, EventRow, RunOwnerRow, RunRow, VerdictRow, utcnow
 
 log = logging.getLogger(__name__)
 
 BEAT_RETRY_S = HEARTBEAT_S  # a heartbeat the database refuses for longer is skipped: the next one comes anyway
-STALE_AFTER_S = float(os.environ.get("SAGE_DESK_OWNER_TIMEOUT_S", "30"))
-"""A heartbeat older than this means its process is gone (or cut off from the database)."""
 
 
 class RunBusyError(StoreError):
@@ -149,3 +148,34 @@ def reopen(session: Session, conversation_ids: list[str]) -> None:
         session.execute(update(ConversationRow).where(ConversationRow.id.in_(chunk))
                         .values(status="pending", termination=None, finished_at=None, owner_id=None))
         summaries.refresh(session.connection(), chunk)
+
+
+def release_dead(session: Session, run_id: str, stale_after_s: float | None = None) -> list[Owner]:
+    """Remove the run's owners that stopped beating and hand their conversations back; the removed ones."""
+    dead = [o for o in owners(session, run_id) if not is_alive(o, stale_after_s=stale_after_s)]
+    for owner in dead:
+        log.warning("run %s: %s stopped beating; its conversations are handed back", run_id, owner.describe())
+        release(session, owner.id)
+    return dead
+
+
+def claim(session: Session, owner_id: int, where: ColumnElement[bool], order: tuple[Any, ...], n: int) -> list[str]:
+    """Claim up to `n` conversations matching `where` that nobody holds, in `order`, for `owner_id`.
+
+    On PostgreSQL the rows are picked `FOR UPDATE SKIP LOCKED`: processes claiming at the same
+    time each get other rows and never wait on each other. SQLite has one writer at a time.
+    """
+    query = (select(ConversationRow.id).where(where, ConversationRow.owner_id.is_(None)).order_by(*order).limit(n)
+             .with_for_update(skip_locked=True, of=ConversationRow))
+    ids = list(session.scalars(query))
+    if ids:
+        session.execute(update(ConversationRow).where(ConversationRow.id.in_(ids)).values(owner_id=owner_id))
+    return ids
+
+
+def held_elsewhere(session: Session, run_id: str, owner_id: int, where: ColumnElement[bool]) -> int:
+    """How many conversations matching `where` other owners hold (still to be played by them)."""
+    query = (select(func.count()).select_from(ConversationRow)
+             .where(where, ConversationRow.run_id == run_id, ConversationRow.owner_id.is_not(None),
+                    ConversationRow.owner_id != owner_id))
+    return int(session.scalar(query) or 0)

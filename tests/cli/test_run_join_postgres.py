@@ -1,0 +1,114 @@
+"""One run played by three processes on one PostgreSQL database (issue 38), one killed with -9
+mid-run: every conversation finishes exactly once, each with its transcript and verdicts.
+
+Each process runs `sage-desk run --join RUN`: it claims conversations nobody plays a few at a time
+(`FOR UPDATE SKIP LOCKED`), beats its heartbeat, and takes back what a dead process held.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+from fakes import FakeOpenAIServer
+
+from sage_desk.core.judge.rubric import CRITERIA
+from sage_desk.core.store import Store
+
+PG_URL = os.environ.get("SAGE_DESK_TEST_PG_URL")
+pytestmark = pytest.mark.skipif(not PG_URL, reason="set SAGE_DESK_TEST_PG_URL to test PostgreSQL")
+JUDGE = "openai/judge-model"
+CASES = ",".join(f"nl-{i:03d}" for i in range(1, 16))
+CONVERSATIONS = 30  # 15 cases x 2 agents
+CONCURRENCY = 2
+
+
+def _judge(_request):
+    return json.dumps({"scores": {c.name: {"score": 7, "rationale": "fine"} for c in CRITERIA}})
+
+
+@pytest.fixture
+def pg_db() -> Iterator[str]:
+    """A database of this test's own on the test server (other tests drop the shared one's schema)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    assert PG_URL
+    name = f"sage_join_{secrets.token_hex(4)}"
+    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f"CREATE DATABASE {name}"))
+    try:
+        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
+
+
+def _held_unfinished(url: str, owner_id: int) -> list[str]:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return list(connection.execute(text("SELECT id FROM conversations WHERE owner_id = :o AND status IN "
+                                                "('pending', 'running')"), {"o": owner_id}).scalars())
+    finally:
+        engine.dispose()
+
+
+def _sage_desk(tmp_path, *args: str) -> subprocess.Popen:
+    env = {**os.environ, "SAGE_DESK_HOME": str(tmp_path / "home"), "SAGE_DESK_OWNER_TIMEOUT_S": "3"}
+    return subprocess.Popen([sys.executable, "-m", "sage_desk", "run", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_three_joiners_one_killed_finish_every_conversation_once(tmp_path, pg_db: str) -> None:
+    with FakeOpenAIServer(_judge, latency=0.4) as judge:
+        creator = _sage_desk(tmp_path, "--db", pg_db, "--domain", "northline", "--cases", CASES, "--agent",
+                             "baseline:oracle", "--agent", "baseline:complier", "--judge", JUDGE, "--judge-api-base",
+                             judge.base_url, "--repeats", "1", "--concurrency", str(CONCURRENCY), "--create-only")
+        out, err = creator.communicate(timeout=120)
+        assert creator.returncode == 0, err
+        run_id = out.strip().splitlines()[-1]
+        assert len(judge.requests) == 0  # created, not played
+        joiners = [_sage_desk(tmp_path, "--db", pg_db, "--join", run_id, "--quiet") for _ in range(3)]
+        try:
+            assert judge.wait_for_requests(6, timeout=120), [j.stderr.read() for j in joiners if j.poll() is not None]
+            with Store(pg_db) as store:
+                owners = {o.pid: o.id for o in store.run_owners(run_id)}
+                assert set(owners) == {j.pid for j in joiners}  # all three are playing
+                joiners[0].send_signal(signal.SIGKILL)
+                held = _held_unfinished(pg_db, owners[joiners[0].pid])
+            assert held, "the killed joiner held no unfinished conversation: nothing was handed back"
+            results = [j.communicate(timeout=180) for j in joiners[1:]]
+        finally:
+            for j in joiners:
+                if j.poll() is None:
+                    j.kill()
+        for joiner, (_, err) in zip(joiners[1:], results, strict=True):
+            assert joiner.returncode == 0, err
+        asked = len(judge.requests)
+    with Store(pg_db) as store:
+        rows = store.conversations(run_id)
+        assert len(rows) == CONVERSATIONS
+        assert Counter(r.status.value for r in rows) == {"finished": CONVERSATIONS}
+        events = store.events_many([r.id for r in rows])
+        assert all(events[r.id] for r in rows), "a finished conversation without its transcript"
+        verdicts = store.verdicts(run_id=run_id)
+        per_source = Counter((v.conversation_id, v.source, v.criterion) for v in verdicts)
+        assert max(per_source.values()) == 1, "a conversation's verdicts were stored twice"
+        assert {v.source for v in verdicts} == {"rules", f"judge:{JUDGE}"}
+        assert {v.conversation_id for v in verdicts if v.source != "rules"} == {r.id for r in rows}
+        assert store.run_owners(run_id, alive_only=False) == []  # the dead joiner's row was taken over, the others left
+        assert store.get_run(run_id).status.value == "finished"
+    # Played at most once each by a live process: only what the killed joiner had in flight was asked again.
+    assert CONVERSATIONS <= asked <= CONVERSATIONS + CONCURRENCY, asked
