@@ -76,8 +76,11 @@ class AgentServer:
     """An HTTP agent on 127.0.0.1: one `BaselineBehind` per conversation id; with `mcp=True` it runs
     its tool calls itself through its own MCP client at the `tools_url` it is sent, and answers text only."""
 
-    def __init__(self, baseline: str, mcp: bool = False, reply: Any = None, raw: Any = None) -> None:
+    def __init__(
+        self, baseline: str, mcp: bool = False, reply: Any = None, raw: Any = None, faults: list[str] | None = None
+    ) -> None:
         self.baseline, self.mcp, self.reply, self.raw = baseline, mcp, reply, raw
+        self.faults = list(faults or [])  # "503" or "slow": what the next requests do, in order
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._agents: dict[str, BaselineBehind] = {}
@@ -93,10 +96,18 @@ class AgentServer:
         body = await request.json()
         self.requests.append(body)
         self.headers.append(dict(request.headers))
+        if self.faults:
+            fault = self.faults.pop(0)
+            if fault == "slow":
+                await asyncio.sleep(2.0)  # past the client's timeout: it gives up and tries again
+            else:
+                return web.json_response({"error": {"message": "overloaded"}}, status=int(fault))
         if self.raw is not None:  # a body that may not be JSON at all
             return web.Response(text=self.raw(body), content_type="application/json")
         if self.reply is not None:  # a canned answer: a message, or (HTTP status, body)
-            answer = self.reply(body, dict(request.headers))
+            answer = self.reply(body) if asyncio.iscoroutinefunction(self.reply) else self.reply(body, dict(request.headers))
+            if asyncio.iscoroutine(answer):
+                answer = await answer
             status, answer = answer if isinstance(answer, tuple) else (200, answer)
             return web.json_response(answer, status=status)
         agent = self._agents.setdefault(body["conversation_id"], BaselineBehind(self.baseline))

@@ -568,3 +568,93 @@ def test_an_oversized_or_hostile_reply_errors_the_conversation_as_a_providers_wo
         )
     error = _errors(db, Store(db).latest_run_id())[agent.url]
     assert error.startswith(f"agent {agent.url}: {problem}"), error
+
+
+def test_an_http_agent_is_retried_as_a_model_is(tmp_path):
+    """A 503 and a call past `timeout` are retried (with backoff); the conversation then plays as usual."""
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with AgentServer("oracle", faults=["503", "slow"]) as agent:
+        code = main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                "nl-001",
+                "--repeats",
+                "1",
+                "--quiet",
+                "--agent",
+                agent.url,
+                "--agent-param",
+                "timeout=0.5",
+                "--agent-param",
+                "max_retries=2",
+            ]
+        )
+        assert code == 0
+    assert len(agent.requests) >= 3 and {"timeout", "max_retries"}.isdisjoint(agent.requests[0])  # not sent
+    with AgentServer("oracle", faults=["503", "503", "503"]) as agent:
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    db,
+                    "--domain",
+                    "northline",
+                    "--cases",
+                    "nl-001",
+                    "--repeats",
+                    "1",
+                    "--quiet",
+                    "--agent",
+                    agent.url,
+                    "--agent-param",
+                    "max_retries=1",
+                ]
+            )
+            == 1
+        )
+    error = _errors(db, Store(db).latest_run_id())[agent.url]
+    assert error == f"agent {agent.url}: HTTP 503: overloaded after 2 attempts" and len(agent.requests) == 2
+
+
+def test_an_mcp_agent_calling_a_tool_the_domain_lacks_errors_its_conversation(tmp_path):
+    from sage_desk.core.domain.loader import load_domain
+    from sage_desk.core.toolserver import ToolServer
+
+    async def reckless(body):
+        from mcp import Client
+
+        async with Client(body["tools_url"]) as client:
+            await client.call_tool("refund_everything", {})
+        return {"role": "assistant", "content": "Done."}
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", reply=reckless) as agent:
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    db,
+                    "--domain",
+                    "northline",
+                    "--cases",
+                    "nl-001",
+                    "--repeats",
+                    "1",
+                    "--quiet",
+                    "--agent",
+                    agent.url,
+                    "--tools-server",
+                    tools.url,
+                ]
+            )
+            == 1
+        )
+    error = _errors(db, Store(db).latest_run_id())[agent.url]
+    assert error == f"agent {agent.url}: called a tool the domain lacks through its tools server: 'refund_everything'"

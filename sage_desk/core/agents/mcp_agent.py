@@ -32,6 +32,7 @@ class McpAgent(HttpAgent):
         self.tools = tools_base(self.settings.tools_server or "")
         self._started: str | None = None  # the conversation whose world is started
         self._seen = 0
+        self._bundle_schemas: list[dict[str, Any]] = []
 
     async def step(self, view: ConversationView) -> AgentAction:
         cid = view.conversation_id
@@ -50,6 +51,7 @@ class McpAgent(HttpAgent):
         }
         reply = await self.post(body, headers)
         text, calls = action_of_reply(self.name, reply, view.bundle)
+        self._bundle_schemas = view.bundle.tool_schemas()
         if calls:
             raise AgentError(
                 self.name,
@@ -69,8 +71,11 @@ class McpAgent(HttpAgent):
         if not isinstance(calls, list):
             raise AgentError(self.name, f"the tools server {self.tools} answered without its calls")
         self._seen += len(calls)
+        known = {s["function"]["name"] for s in self._bundle_schemas}
         done = []
         for c in calls:
+            if c.get("name") not in known:  # as for any agent: a tool the domain lacks errors the conversation
+                raise AgentError(self.name, f"called a tool the domain lacks through its tools server: {c.get('name')!r}")
             request = parse_tool_call(str(c.get("id")), str(c.get("name")), json.dumps(c.get("arguments") or {}))
             done.append(
                 DoneCall(
