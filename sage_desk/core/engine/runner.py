@@ -37,7 +37,7 @@ from typing import Any
 from sage_desk.core.agents.base import make_agent, make_customer
 from sage_desk.core.agents.protocol import AgentSettings, agent_kind, check_settings
 from sage_desk.core.cases.model import Case
-from sage_desk.core.cases.suite import load_suite
+from sage_desk.core.cases.suite import load_suite_entries, validate_suite
 from sage_desk.core.domain.loader import DomainBundle, load_domain
 from sage_desk.core.engine.conversation import Outcome, run_conversation
 from sage_desk.core.engine.heartbeat import Heartbeat
@@ -45,7 +45,7 @@ from sage_desk.core.engine.ports import DirectRecorder, PlayRow, RunRecorder, Ru
 from sage_desk.core.engine.stamps import run_stamp
 from sage_desk.core.engine.status import RESUMED, UNFINISHED, ConversationStatus, RunStatus
 from sage_desk.core.engine.workers import Delta, WorkerJob, WorkerPool
-from sage_desk.core.errors import RunError, SageError
+from sage_desk.core.errors import CaseError, RunError, SageError
 from sage_desk.core.events import TerminationReason
 from sage_desk.core.sop.io import dumps_graph
 
@@ -166,11 +166,17 @@ def conversation_seed(seed: int, case_id: str, agent: str, repeat: int) -> int:
 
 
 def load_cases(bundle: DomainBundle, spec: RunSpec) -> list[Case]:
-    """The cases a run plays, in suite order."""
+    """The cases a run plays, in suite order; a suite `sage-desk validate` refuses (a repeated case id, a case
+    of another domain, a path the graph does not have ...) is refused here too, with the same problems."""
     if bundle.domain.audit_only and not spec.suite:
         raise RunError(f"domain {bundle.name!r} is audit-only: it has no world or case suite to play; import its "
                         f"conversations instead (sage-desk import FILE --domain {bundle.name})")
-    cases = load_suite(spec.suite or bundle.cases_path)
+    path = spec.suite or bundle.cases_path
+    entries = load_suite_entries(path)
+    errors = [p for p in validate_suite(entries, bundle, str(path)) if p.is_error]
+    if errors:
+        raise CaseError(errors)
+    cases = [e.case for e in entries]
     if spec.cases:
         wanted = set(spec.cases)
         missing = wanted - {c.id for c in cases}
