@@ -33,7 +33,7 @@ def _settings(args: argparse.Namespace, spec: Any) -> Any:
         return spec.agent_settings()
     from sage_desk.core.engine.runner import RunSpec
 
-    return RunSpec(domain=spec.domain, agents=[], **agent_fields(args)).agent_settings()
+    return RunSpec(domain=spec.domain, agents=[], tools_server=spec.tools_server, **agent_fields(args)).agent_settings()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,9 +53,6 @@ def run(args: argparse.Namespace) -> int:
         if spec.imported is not None and not args.agent:
             return fail(f"{convo.id} was imported: name the agent to replay it with (--agent MODEL)", USAGE)
         settings = _settings(args, spec)
-        if settings.tools_server:
-            return fail(f"{convo.id} was played by an agent with its own tool layer (--tools-server): "
-                        "replay plays tool calls in SAGE Desk's world, so it cannot fork that agent yet", USAGE)
         make = agent_maker(model, args.api_base or spec.api_base_for("agent"), settings)
         seed = args.seed if args.seed is not None else (convo.seed or 0)
         result = asyncio.run(replay(convo.id, case, bundle, store.events(convo.id), args.from_turn, args.times, make, model, seed))

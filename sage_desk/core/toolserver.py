@@ -5,7 +5,8 @@ SAGE Desk plays the customer to its HTTP endpoint (`sage-desk run --agent URL --
 Every conversation has its own world, named by its id: the MCP URL's `?conversation_id=ID` (SAGE
 Desk sends the agent that URL as `tools_url`) or an `X-Conversation-Id` header. Besides `/mcp` the
 server answers the run: `POST /conversations` starts a conversation's world from its case (the
-domain's world plus the case's rows, as for any agent), `GET /conversations/{id}/calls?since=N`
+domain's world plus the case's rows, as for any agent; for a replay, with the calls made before
+the fork applied), `GET /conversations/{id}/calls?since=N`
 lists the calls the server saw, in order, with what the world answered; those become the
 transcript's tool calls, so every rule reads them as it reads any agent's. A conversation id
 nobody started gets the domain's world alone (for trying an agent by hand).
@@ -47,14 +48,18 @@ class ToolWorlds:
         self.bundle = bundle
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
 
-    def start(self, conversation_id: str, case: Case | None) -> None:
-        """A fresh world for the conversation (played again: its old world and calls are dropped)."""
+    def start(self, conversation_id: str, case: Case | None, replay: list[dict[str, Any]] | None = None) -> None:
+        """A fresh world for the conversation (played again: its old world and calls are dropped); `replay`
+        ({name, arguments} calls already made, for a fork) brings the world to where it stood."""
         keys = {name: table.key for name, table in self.bundle.domain.tables.items()}
         world = case_world(self.bundle, case) if case is not None else self.bundle.world.fork({}, keys)
         self._sessions[conversation_id] = _Session(world)
         self._sessions.move_to_end(conversation_id)
         while len(self._sessions) > MAX_CONVERSATIONS:
             self._sessions.popitem(last=False)
+        for done in replay or []:
+            self.call(conversation_id, str(done.get("name")), dict(done.get("arguments") or {}))
+        self._sessions[conversation_id].calls.clear()  # what the agent calls from here on is what counts
 
     def _session(self, conversation_id: str) -> _Session:
         if conversation_id not in self._sessions:
@@ -141,11 +146,12 @@ def build_app(worlds: ToolWorlds) -> Any:
             cid = str(data["conversation_id"])
             domain = data.get("domain")
             case = Case.model_validate(data["case"]) if data.get("case") is not None else None
+            replay = [c for c in data.get("replay") or [] if isinstance(c, dict)]
         except (ValueError, KeyError, TypeError) as exc:
             return JSONResponse({"error": f"not a conversation to start: {exc}"}, status_code=400)
         if domain and domain != worlds.bundle.name:
             return JSONResponse({"error": f"this server serves {worlds.bundle.name}'s tools, not {domain}'s"}, status_code=409)
-        worlds.start(cid, case)
+        worlds.start(cid, case, replay)
         return JSONResponse({"conversation_id": cid, "domain": worlds.bundle.name})
 
     async def seen(request: Request) -> JSONResponse:

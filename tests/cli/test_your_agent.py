@@ -473,6 +473,41 @@ def test_replay_forks_a_python_and_an_http_agent(tmp_path, capsys):
         assert code == 0 and data["actions"][0]["count"] == 2 and len(agent.requests) > served
 
 
+def test_replay_forks_an_agent_with_its_own_tool_layer_on_the_world_as_it_stood(tmp_path, capsys):
+    from sage_desk.core.domain.loader import load_domain
+    from sage_desk.core.toolserver import ToolServer
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", mcp=True) as agent:
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    db,
+                    "--domain",
+                    "northline",
+                    "--cases",
+                    "nl-145",
+                    "--repeats",
+                    "1",
+                    "--quiet",
+                    "--agent",
+                    agent.url,
+                    "--tools-server",
+                    tools.url,
+                ]
+            )
+            == 0
+        )
+        (convo,) = Store(db).conversations()
+        code, data = _replay(capsys, convo.id, "--from-turn", "1", "--times", "2", "--db", db)
+        assert code == 0, data
+        assert data["original"] == "open_carrier_trace then close:resolved"
+        assert [(r["action"], r["count"]) for r in data["actions"]] == [(data["original"], 2)]
+        assert [c["name"] for c in tools.worlds.calls(convo.id)][-1] == "close_ticket"  # the fork's own calls
+
+
 def test_replay_sends_the_runs_prompt_file_unless_given_another(tmp_path, capsys):
     from fakes import FakeOpenAIServer
 

@@ -61,7 +61,18 @@ class McpAgent(HttpAgent):
         return AgentAction(text=text, done_calls=await self._calls(cid))
 
     async def _start(self, view: ConversationView) -> None:
-        body = {"conversation_id": view.conversation_id, "domain": view.bundle.name, "case": view.case.model_dump(mode="json")}
+        # A replay's fork starts with calls already made: the server applies them to the fresh world first.
+        before = [
+            {"name": e.name, "arguments": e.arguments}
+            for e in view.events
+            if e.type == "tool_call" and isinstance(e.arguments, dict) and not e.error
+        ]
+        body = {
+            "conversation_id": view.conversation_id,
+            "domain": view.bundle.name,
+            "case": view.case.model_dump(mode="json"),
+            "replay": before,
+        }
         await self._tools_request("POST", f"{self.tools}/conversations", body)
         self._started, self._seen = view.conversation_id, 0
 

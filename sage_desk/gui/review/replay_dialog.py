@@ -73,9 +73,6 @@ class ReplayThread(AsyncThread):
         if spec.imported is not None and not self.agent:
             raise RunError(IMPORTED_NOTE)
         model = self.agent or convo.agent
-        if spec.tools_server:
-            raise RunError(f"{convo.id} was played by an agent with its own tool layer (a tools server): replay plays "
-                           "tool calls in SAGE Desk's world, so it cannot fork that agent yet")
         make = agent_maker(model, self.api_base or spec.api_base_for("agent"), spec.agent_settings())  # the run's prompt, params
         return await replay(convo.id, case, bundle, self.store.events(convo.id), self.turn, self.times, make, model,
                             convo.seed or 0, progress=self._on_sample)
