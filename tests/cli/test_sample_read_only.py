@@ -122,3 +122,14 @@ def test_an_older_sample_is_read_from_one_upgraded_copy(tmp_path, monkeypatch):
 def test_no_runs_yet_suggests_the_sample(tmp_path, capsys):
     assert main(["report", "--db", str(tmp_path / "empty.db")]) == 1
     assert "--sample" in capsys.readouterr().err
+
+
+def test_the_app_opens_db_sample_read_only_too(before, tmp_path, monkeypatch):
+    """`sage-desk --db sample` (the app): the same read-only sample, not a new file called `sample`."""
+    from sage_desk.gui.common.workspace import open_store
+
+    monkeypatch.chdir(tmp_path)
+    with open_store("sample") as store:
+        assert "read-only SQLite file" in str(store) and store.get_run(RUN).domain == "northline"
+    assert not (tmp_path / "sample").exists()
+    assert _digest() == before

@@ -28,7 +28,9 @@ def open_store(db_url: str | None) -> Any:
     from sage_desk.core.store.engine import DB_FILENAME
 
     if db_url:
-        return Store(db_url)
+        from sage_desk.core.store.sample import resolve
+
+        return Store(resolve(db_url))  # `--db sample`: the shipped sample runs, read-only, as on the command line
     own = user_data_dir() / DB_FILENAME
     if own.is_file():
         store = Store(f"sqlite:///{own}")
