@@ -693,3 +693,36 @@ def test_an_mcp_agent_calling_a_tool_the_domain_lacks_errors_its_conversation(tm
         )
     error = _errors(db, Store(db).latest_run_id())[agent.url]
     assert error == f"agent {agent.url}: called a tool the domain lacks through its tools server: 'refund_everything'"
+
+
+def test_your_agent_takes_a_display_name(tmp_path):
+    """`--agent NAME=SPEC` (issue 37) works with every way in: the spec plays, the name is kept for display."""
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with AgentServer("oracle") as agent:
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    db,
+                    "--domain",
+                    "northline",
+                    "--cases",
+                    "nl-001",
+                    "--repeats",
+                    "1",
+                    "--quiet",
+                    "--agent",
+                    f"ours={agent.url}",
+                    "--agent",
+                    "mine=python:agents_under_test:oracle",
+                ]
+            )
+            == 0
+        )
+    run = Store(db).list_runs()[0]
+    assert run.config["agent_names"] == {agent.url: "ours", "python:agents_under_test:oracle": "mine"}
+    assert {c.agent: c.status for c in Store(db).conversations(run.id)} == {
+        agent.url: "finished",
+        "python:agents_under_test:oracle": "finished",
+    }
