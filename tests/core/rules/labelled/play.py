@@ -35,6 +35,7 @@ MODEL_PREFIX = "labelled-"
 IDLE_TEXT = "Let me look into that for you."
 SCORE_TOLERANCE = 0.005
 MANY_ALLOWED = "path.unexpected."  # one verdict per unlicensed write: the only criterion that may repeat
+JUDGE = "baseline:heuristic"  # scores `judge.*` labels offline (word overlap with the say steps)
 DEPENDS_ON = ".depends_on"  # `outcome.depends_on: [judge.say.x]`: the judge criteria the verdict's details name
 
 
@@ -153,11 +154,12 @@ def _create_run(store: Store, domain: str, conversations: Sequence[Conversation]
     return store.create_run(bundle.name, spec.to_config(), rows)
 
 
-async def _play_runs(store: Store, conversations: Sequence[Conversation], api_base: str) -> dict[str, str]:
+async def _play_runs(store: Store, conversations: Sequence[Conversation], api_base: str,
+                     judges: tuple[str, ...] = ()) -> dict[str, str]:
     """The runs of every domain, played at once; conversation id -> its conversation id in the store."""
     domains = sorted({c.domain for c in conversations})
     runs = {d: _create_run(store, d, [c for c in conversations if c.domain == d], api_base) for d in domains}
-    runners = {d: Runner(store, post_factory=VerdictHooks()) for d in domains}
+    runners = {d: Runner(store, post_factory=VerdictHooks(judges=judges)) for d in domains}
     await asyncio.gather(*(runners[d].execute(runs[d]) for d in domains))
     stored = {(r.case_id, r.agent): r for d in domains for r in store.conversations(run_id=runs[d])}
     found = {}
@@ -170,16 +172,22 @@ async def _play_runs(store: Store, conversations: Sequence[Conversation], api_ba
 
 
 def play(conversations: Sequence[Conversation], db_dir: Path | None = None) -> dict[str, list[Any]]:
-    """Play every conversation through the real runner; conversation id -> its stored rule verdicts."""
+    """Play every conversation through the real runner; conversation id -> its stored rule verdicts.
+
+    When a label names a judge criterion (`judge.say.offer_plan`), the offline heuristic judge
+    scores every conversation too and its verdicts are returned beside the rules'."""
+    judges = (JUDGE,) if any(k.startswith("judge.") for c in conversations for k in c.auditor) else ()
     with tempfile.TemporaryDirectory(prefix="labelled-") as tmp:
         db = f"sqlite:///{(db_dir or Path(tmp)) / 'labelled.db'}"
         with FakeOpenAIServer(agent_script(conversations)) as server:
             store = Store(db)
             try:
-                stored = asyncio.run(_play_runs(store, conversations, server.base_url))
+                stored = asyncio.run(_play_runs(store, conversations, server.base_url, judges))
                 if server.errors:
                     raise RuntimeError(f"the scripted agent failed: {server.errors[0]}")
-                return {cid: store.verdicts(conversation_id=sid, source="rules") for cid, sid in stored.items()}
+                sources = ("rules", *judges)
+                return {cid: [v for v in store.verdicts(conversation_id=sid) if v.source in sources]
+                        for cid, sid in stored.items()}
             finally:
                 store.close()
 
