@@ -34,7 +34,8 @@ from sage_desk.core.sop.model import NodeKind
 AGREES = re.compile(
     r"\b(yes|yeah|yep|yup|sure|ok|okay|confirm(ed|s)?|go ahead|proceed|please do|do it|do that|that'?s (right|correct|fine)"
     r"|correct|absolutely|definitely|sounds good|let'?s do|i agree|agreed|please (cancel|book|change|go|update|upgrade|add|"
-    r"modify|return|exchange|send|make))\b", re.IGNORECASE)
+    r"modify|return|exchange|send|make|use)|let'?s (use|go with|book|take)|i'?ll (use|take|go with)|i will (use|take|go with)"
+    r"|go with|use (the|my) )\b", re.IGNORECASE)
 REFUSES = re.compile(r"^\W*(no|nope|not|don'?t|wait|hold on|stop)\b|\b(do not|don'?t) (do|proceed|cancel|book|change)",
                      re.IGNORECASE)
 
@@ -85,12 +86,70 @@ def named(value: Any, text: str) -> bool:
     return bool(digits) and all(d in folded for d in digits)
 
 
+def named_payment(value: Any, text: str, earlier: Sequence[Event] = ()) -> bool:
+    """A payment method is named by its id's number, as "the original payment method" (a refund's way back), or,
+    where a profile the conversation read holds it, by its card's last four digits or by its kind ("gift card")
+    when the profile has no other of that kind."""
+    if named(value, text) or "original payment" in _fold(text):
+        return True
+    methods: dict[str, Any] = {}
+    for e in earlier:
+        found = e.result.get("payment_methods") if isinstance(e, ToolCall) and isinstance(e.result, dict) else None
+        if isinstance(found, dict) and value in found:
+            methods = found
+    method = methods.get(value)
+    if not isinstance(method, dict):
+        return False
+    if method.get("last_four") and named(str(method["last_four"]), text):
+        return True
+    source = str(method.get("source", ""))
+    alike = [m for m in methods.values() if isinstance(m, dict) and m.get("source") == source]
+    return len(alike) == 1 and f" {_fold(source)} " in f" {_fold(text)} "
+
+
 def _before(events: Sequence[Event], seq: int) -> list[Event]:
     return [e for e in events if e.seq < seq]
 
 
-def _confirmation(call: ToolCall, details: list[str], events: Sequence[Event], writes: Sequence[ToolCall]) -> tuple[bool, str]:
-    """Whether the call was confirmed (see the module doc), and why."""
+NEW = "new:"
+"""A detail read from what the write added to its record (`new:payment_history.amount`: the charge or refund it
+made), compared with the record as last read; a number is named by its size (a refund of -120 as "120")."""
+
+
+def _detail_values(detail: str, args: dict[str, Any], result: Any, kept: dict[str, Any]) -> list[Any]:
+    if not detail.startswith(NEW):
+        return values_at(args, detail)
+    path = detail[len(NEW):]
+    head = path.split(".", 1)[0]
+    old = kept.get(head) if isinstance(kept.get(head), list) else []
+    added = [x for x in (result or {}).get(head, []) if x not in old] if isinstance(result, dict) and \
+        isinstance(result.get(head), list) else []
+    rest = path.split(".", 1)[1] if "." in path else ""
+    values = [v for x in added for v in (values_at(x, rest) if rest else [x])]
+    return [abs(v) if isinstance(v, int | float) and not isinstance(v, bool) else v for v in values]
+
+
+def _named(detail: str, value: Any, text: str, earlier: Sequence[Event]) -> bool:
+    return named_payment(value, text, earlier) if detail.endswith("payment_id") else named(value, text)
+
+
+def _as_read(call: ToolCall, key: str | None, earlier: Sequence[Event]) -> dict[str, Any]:
+    """The call's record as the conversation last read it (a later read wins), {} when never read."""
+    args = call.arguments if isinstance(call.arguments, dict) else {}
+    if key is None or key not in args:
+        return {}
+    found: dict[str, Any] = {}
+    for e in earlier:
+        if isinstance(e, ToolCall) and e.error is None and isinstance(e.result, dict) and isinstance(e.arguments, dict) \
+                and e.arguments.get(key) == args[key] and e.result.get(key) == args[key]:
+            found = e.result
+    return found
+
+
+def _confirmation(call: ToolCall, details: list[str], events: Sequence[Event], writes: Sequence[ToolCall],
+                  spec_key: str | None = None) -> tuple[bool, str]:
+    """Whether the call was confirmed (see the module doc), and why. The record's own key may have been named
+    anywhere before; a detail the record already has as last read (a kept flight) needs no listing again."""
     earlier = _before(events, call.seq)
     said = [e for e in earlier if isinstance(e, CustomerMessage)]
     if not said:
@@ -107,7 +166,14 @@ def _confirmation(call: ToolCall, details: list[str], events: Sequence[Event], w
     since = max((w.seq for w in writes if w.seq < agreement.seq), default=-1)
     text = " ".join(e.text for e in earlier if isinstance(e, AgentMessage | CustomerMessage) and since < e.seq <= agreement.seq)
     args = call.arguments if isinstance(call.arguments, dict) else {}
-    missing = [(d, v) for d in details for v in values_at(args, d) if not named(v, text)]
+    before = " ".join(e.text for e in earlier if isinstance(e, AgentMessage | CustomerMessage) and e.seq <= agreement.seq)
+    kept = _as_read(call, spec_key, earlier)
+    missing = []
+    for detail in details:  # `a|b`: either detail named is enough (the charge's amount, or its payment method)
+        options = [[(d, v) for v in _detail_values(d, args, call.result, kept)
+                    if not _named(d, v, before if d == spec_key else text, earlier) and (d.startswith(NEW) or v not in values_at(kept, d))]
+                   for d in detail.split("|")]
+        missing += [] if any(not o for o in options) else options[0]
     if missing:
         shown = ", ".join(f"{d}={v!r}" for d, v in missing[:3])
         return False, f"{call.name}: the details agreed to are not the call's ({shown} never listed before the yes)"
@@ -127,7 +193,7 @@ def procedure(ctx: RuleContext) -> list[Verdict]:
     wanted = confirm_tools(ctx.bundle)
     if wanted:
         writes = _writes(ctx.bundle, ctx.events)
-        checked = [(call, *_confirmation(call, wanted[call.name], ctx.events, writes))
+        checked = [(call, *_confirmation(call, wanted[call.name], ctx.events, writes, ctx.bundle.domain.tools[call.name].key))
                    for call in writes if call.name in wanted]
         failed = [c for c in checked if not c[1]]
         if failed:
