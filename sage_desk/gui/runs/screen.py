@@ -1,6 +1,6 @@
 """The Runs screen: start a run in the background, watch it, cancel it, resume unfinished runs.
 
-One run plays at a time, on a `RunThread`; its figures arrive as queued signals, so the window
+One run plays at a time, in a child process (`RunProcess`; a `RunThread` for an in-memory database); its figures arrive as signals, so the window
 stays responsive. `workspace.runs_changed` is emitted when a run is created, at most once a
 second while it plays, and when it ends, so Review and the Leaderboard follow along.
 """
@@ -36,7 +36,7 @@ from sage_desk.gui.runs.form import RunForm
 from sage_desk.gui.runs.keys_dialog import ApiKeysDialog
 from sage_desk.gui.runs.model import RunsModel, is_resumable
 from sage_desk.gui.runs.progress import ProgressPanel
-from sage_desk.gui.runs.worker import RunOutcome, RunProgress, RunThread
+from sage_desk.gui.runs.worker import RunOutcome, RunProcess, RunProgress, RunThread, start_run
 
 RUNS_CHANGED_EVERY_S = 1.0  # throttle for workspace.runs_changed while a run plays
 STOP_WAIT_MS = 30_000
@@ -65,7 +65,7 @@ class RunsScreen(QWidget):
         self.workspace = workspace or Workspace(db_url=db_url, parent=self)
         self.workspace.runs_changed.connect(self._on_runs_changed)
         self.notifier = notifier
-        self.run_thread: RunThread | None = None
+        self.run_thread: RunThread | RunProcess | None = None
         self.keys_dialog: ApiKeysDialog | None = None
         self.last_outcome: RunOutcome | None = None
         self._stale = True
@@ -248,6 +248,8 @@ class RunsScreen(QWidget):
         chosen = self.selected_run_id()
         run = self.model.run_at(self.model.row_of(chosen)) if chosen else None
         resumable = run is not None and is_resumable(run, live=run.id == self.live_run_id())
+        playing = self._played_elsewhere(run.id) if resumable and run is not None else ""
+        resumable = resumable and not playing
         self.start_button.setEnabled(not running)
         self.start_action.setEnabled(not running)
         self.cancel_action.setEnabled(running)
@@ -256,7 +258,15 @@ class RunsScreen(QWidget):
         self.review_button.setEnabled(run is not None and run.total > 0)
         self.resume_button.setToolTip(
             "Finish this run: play its unfinished conversations (like sage-desk run --resume)" if resumable
-            else "Pick an unfinished run to resume it")
+            else playing or "Pick an unfinished run to resume it")
+
+    def _played_elsewhere(self, run_id: str) -> str:
+        """"Being played by process P on host H since T" when another live process plays the run, else ""."""
+        try:
+            playing = self.store().run_owners(run_id)
+        except SageError:
+            return ""
+        return f"Being played by {playing[0].describe()}" if playing else ""
 
     def _on_double_click(self, index: QModelIndex) -> None:
         run = self.model.run_at(index.row())
@@ -301,8 +311,12 @@ class RunsScreen(QWidget):
             return None
         try:
             spec = RunSpec.from_config(self.store().get_run(run_id).config)  # as `sage-desk run --resume` does
+            playing = self.store().run_owners(run_id)
         except (SageError, TypeError) as exc:
             self._report(f"Could not resume {run_id}", exc)
+            return None
+        if playing:  # another process (a terminal, another window, another machine) is playing it now
+            self._show_problems([f"run {run_id} is being played by {playing[0].describe()}; resume it once that ends"])
             return None
         return self._launch(spec, run_id=run_id)
 
@@ -312,7 +326,7 @@ class RunsScreen(QWidget):
         try:
             if run_id is None:
                 check_spec(spec)  # what `sage-desk run` refuses before a run exists, refused here alike
-            thread = RunThread(self.store(), spec, run_id=run_id, parent=self)
+            thread = start_run(self.store(), spec, run_id=run_id, parent=self)  # a child process where it can
         except SageError as exc:  # core refused the run (unknown agent or case, bad judge ...)
             self._show_problems([str(exc).splitlines()[0]])
             return None
