@@ -16,6 +16,7 @@ domain does not know).
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -69,7 +70,12 @@ def tau_comparison(store: Store, run_ids: Iterable[str]) -> dict[str, Any] | Non
             "sage_unsafe": counts["sage_unsafe"], "unsafe_by_kind": dict(sorted(kinds.items())),
             "tau_pass_sage_unsafe": counts["tau_pass_sage_unsafe"], "tau_fail_sage_clean": counts["tau_fail_sage_clean"],
             "provisional": counts["provisional"], "unscored": counts["unscored"],
-            "examples": {k: v[:5] for k, v in sorted(examples.items())}}
+            "examples": {k: sorted(v, key=_natural)[:5] for k, v in sorted(examples.items())}}
+
+
+def _natural(name: str) -> list[Any]:
+    """`task2-t1` before `task10-t0`: numbers compared as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def _count(c: Any, unsafe: set[str], undecided: bool, provisional: bool, counts: Counter[str], kinds: Counter[str],
