@@ -16,6 +16,7 @@ from sage_desk.core.store import Store
 from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.runs import RunsScreen
 from sage_desk.gui.runs.model import RunsModel
+from sage_desk.gui.runs.worker import RunProcess
 
 CASES = "nl-001, nl-002, nl-003"
 KEY = "sk-keyring-secret-7f3a9c21"
@@ -374,7 +375,8 @@ def test_a_fast_offline_run_keeps_the_window_responsive_and_cancels_within_a_sec
     choose(screen, agents=("baseline:oracle", "baseline:complier", "baseline:escalator"), cases="", repeats=20)
     run_id = screen.start()
     assert run_id, screen.problems.text()
-    assert screen.run_thread.runner.workers > 1  # played in worker processes, not in this process's threads
+    # played in a child process (with worker processes of its own), never in this process's threads (issue 35)
+    assert isinstance(screen.run_thread, RunProcess) and screen.run_thread.workers > 1
     qtbot.waitUntil(lambda: screen.panel.progress is not None and screen.panel.progress.done >= 200, timeout=RUN_TIMEOUT_MS)
     # while it runs, a 10 ms timer fires on time (it waited seconds when the run held the GIL)
     lags = [timer_lag(qtbot) for _ in range(5)]
@@ -385,9 +387,9 @@ def test_a_fast_offline_run_keeps_the_window_responsive_and_cancels_within_a_sec
         qtbot.mouseClick(screen.panel.cancel_button, Qt.MouseButton.LeftButton)
         clicked = time.monotonic()
         assert "Cancelling" in screen.panel.detail.text()
-        runner = screen.run_thread.runner
+        child = screen.run_thread
         qtbot.waitUntil(lambda: time.monotonic() - clicked > 1.0, timeout=5000)
-        done_a_second_later = runner.progress.done
+        done_a_second_later = child.progress.done
     # nothing was played after the first second (the run used to play on to its end)
     assert ended.args[0].progress.done == done_a_second_later < total
     outcome = ended.args[0]
@@ -446,3 +448,27 @@ def test_bad_agent_options_are_refused_in_the_problems_box(qtbot, screen, store,
     form.tools_server.setText("http://127.0.0.1:8765")
     assert any("goes with an HTTP agent" in p for p in form.problems())
     assert screen.start() is None and store.list_runs() == []
+
+
+def test_agent_options_are_remembered_but_a_typed_secret_is_not(qtbot, screen, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    form = screen.form
+    form.agent_prompt.setText(str(tmp_path / "prompt.txt"))
+    form.agent_params.setText("temperature=0.2")
+    form.agent_headers.setText("Authorization: Bearer $AGENT_TOKEN")
+    form.tools_server.setText("http://127.0.0.1:8765")
+    screen.save_state(settings)
+    settings.sync()
+    again = RunsScreen(workspace=screen.workspace)
+    qtbot.addWidget(again)
+    again.restore_state(settings)
+    assert (again.form.agent_prompt.text(), again.form.agent_params.text()) == (str(tmp_path / "prompt.txt"), "temperature=0.2")
+    assert (again.form.agent_headers.text(), again.form.tools_server.text()) == (
+        "Authorization: Bearer $AGENT_TOKEN", "http://127.0.0.1:8765")
+    dispose(again)
+    form.agent_headers.setText("Authorization: Bearer sk-typed-secret-1234")
+    screen.save_state(settings)
+    settings.sync()
+    assert "sk-typed-secret" not in (tmp_path / "s.ini").read_text()
