@@ -472,3 +472,29 @@ def test_agent_options_are_remembered_but_a_typed_secret_is_not(qtbot, screen, t
     screen.save_state(settings)
     settings.sync()
     assert "sk-typed-secret" not in (tmp_path / "s.ini").read_text()
+
+
+def test_http_and_mcp_agents_run_from_the_screen(qtbot, screen, store):
+    from agents_under_test import AgentServer
+
+    from sage_desk.core.domain.loader import load_domain
+    from sage_desk.core.toolserver import ToolServer
+
+    form = screen.form
+    with AgentServer("oracle") as http, ToolServer(load_domain("northline")) as tools, AgentServer("oracle", mcp=True) as mcp:
+        form.agent_kind.setCurrentText("HTTP")
+        form.agents.entry.setText(http.url)
+        form.agents.add_button.click()
+        choose(screen, agents=(http.url,), cases="nl-145")
+        run_id, _ = run_and_wait(qtbot, screen)
+        form.agent_kind.setCurrentText("MCP")
+        form.agents.entry.setText(mcp.url.removeprefix("http://"))
+        form.agents.add_button.click()
+        form.tools_server.setText(tools.url)
+        choose(screen, agents=(mcp.url,), cases="nl-145")
+        mcp_run, _ = run_and_wait(qtbot, screen)
+    for rid, agent in ((run_id, http.url), (mcp_run, mcp.url)):
+        (convo,) = store.conversations(rid)
+        assert (convo.agent, convo.status, convo.termination) == (agent, "finished", "closed")
+    assert store.get_run(mcp_run).config["tools_server"] == tools.url
+    assert any(e.type == "tool_call" and e.name == "open_carrier_trace" for e in store.events(convo.id))
