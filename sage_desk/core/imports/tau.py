@@ -141,6 +141,9 @@ def _tau2_message(build: _Builder, message: Any, where: str) -> str | None:
 
 
 def _simulation(sim: Any, where: str, agent: str | None, path: Path, line: int) -> Parsed | Problem:
+    if isinstance(sim, dict) and sim.get("messages") is None and sim.get("ticks") is not None:
+        return Problem(str(path), line, 1, f"{where}: a full-duplex (voice) simulation, recorded as ticks: only text "
+                                           "simulations (with 'messages') can be imported")
     if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
         return Problem(str(path), line, 1, f"{where}: expected an object with a 'messages' list")
     build = _Builder()

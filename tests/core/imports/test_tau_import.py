@@ -135,6 +135,20 @@ def test_tau2_file_and_folder_read_alike() -> None:
     assert insured[1].error == "Reservation R5x not found"  # the user's own check_phone is not the agent's act
 
 
+def test_a_voice_simulation_is_named_not_read(tmp_path: Path) -> None:
+    folder = tmp_path / "voice"
+    shutil.copytree(TAU2_FOLDER, folder)
+    sim = folder / "simulations" / "sim-insured-2.json"
+    data = json.loads(sim.read_text())
+    data.update(messages=None, ticks=[{"tick": 0}], mode="full_duplex")
+    sim.write_text(json.dumps(data))
+    parsed, problems = read_files([folder], "tau2")
+    assert [p.source_id for p in parsed] == ["sim-wrongful-1"]
+    assert [(Path(p.file).name, p.message) for p in problems] == [
+        ("sim-insured-2.json", "simulation sim-insured-2: a full-duplex (voice) simulation, recorded as ticks: only text "
+                               "simulations (with 'messages') can be imported")]
+
+
 def test_a_missing_simulation_file_is_named(tmp_path: Path, db: str, capsys) -> None:
     folder = tmp_path / "results"
     shutil.copytree(TAU2_FOLDER, folder)
