@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections import Counter
 
-from sage_desk.cli._common import OK, PROBLEMS, fail, print_problems
+from sage_desk.cli._common import OK, PROBLEMS, USAGE, fail, print_problems
 from sage_desk.cli._store import add_db_option, open_store
 from sage_desk.core.errors import InputError, SageError
 
@@ -20,7 +20,9 @@ def register(parser: argparse.ArgumentParser) -> None:
                              "simulations/); events: our own records (export-results --events)")
     parser.add_argument("--name", help="a name for the imported run (default: the first file's name)")
     parser.add_argument("--agent", help="the agent's name where the log does not give one (default: imported)")
-    parser.add_argument("--redact", action="store_true", help="mask e-mail addresses, phone, card and IBAN numbers before storing")
+    parser.add_argument("--redact", nargs="?", const="", metavar="names,addresses",
+                        help="mask e-mail addresses, phone, card and IBAN numbers before storing; "
+                             "--redact names,addresses also masks people's names and street addresses (found by rule)")
     parser.add_argument("--skip-bad", action="store_true", help="import the good conversations of a file with bad lines")
     parser.add_argument("--extract", metavar="MODEL",
                         help="a model that fills the slots the logs leave unknown, citing the message it read each in")
@@ -34,21 +36,24 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         store = open_store(args)
-        summary = import_files(store, args.files, args.domain, args.format, name=args.name, redact=args.redact,
-                               skip_bad=args.skip_bad, agent=args.agent, extract=args.extract, api_base=args.api_base)
+        also = [k.strip() for k in (args.redact or "").split(",") if k.strip()]
+        summary = import_files(store, args.files, args.domain, args.format, name=args.name,
+                               redact=args.redact is not None, redact_also=also, skip_bad=args.skip_bad, agent=args.agent, extract=args.extract, api_base=args.api_base)
     except InputError as exc:
         print_problems(exc.problems)
         print("nothing imported: fix the lines above, or give --skip-bad to import the rest", file=sys.stderr)
         return PROBLEMS
     except SageError as exc:
         return fail(str(exc))
+    except ValueError as exc:  # --redact naming a kind nobody masks
+        return fail(str(exc), USAGE)
     err = sys.stderr
     print(f"read {summary.read} conversation(s)", file=err)
     for problem in summary.skipped:
         print(f"skipped: {problem}", file=err)
     if summary.duplicates:
         print(f"{len(summary.duplicates)} already imported (same content), left out", file=err)
-    if args.redact:
+    if args.redact is not None:
         print(f"masked: {summary.masked}", file=err)
     _warn_unknown_tools(summary.unknown_tools, summary.domain or args.domain)
     if summary.run_id is None:

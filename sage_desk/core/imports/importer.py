@@ -131,7 +131,10 @@ def _redact(parsed: Parsed, redactor: Redactor) -> None:
             event.reason = redactor.text(event.reason)
         elif isinstance(event, TicketClosed):
             event.summary = redactor.text(event.summary)
+        elif isinstance(event, TicketTagged):
+            event.slots = redactor.value(event.slots)
     parsed.metadata = redactor.value(parsed.metadata)
+    parsed.source_id = redactor.text(parsed.source_id)  # a log's id can be the customer's e-mail
 
 
 def _slots(bundle: DomainBundle, parsed: Parsed) -> tuple[dict[str, str], dict[str, str]]:
@@ -228,7 +231,7 @@ def _extract_all(bundle: DomainBundle, conversations: list[Parsed], model: str, 
 
 
 def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: str, name: str | None = None,
-                 redact: bool = False, skip_bad: bool = False, agent: str | None = None,
+                 redact: bool = False, skip_bad: bool = False, agent: str | None = None, redact_also: Sequence[str] = (),
                  extract: str | None = None, api_base: str | None = None) -> ImportSummary:
     """Import the files' conversations as one new run (nothing when every one is already stored).
 
@@ -244,7 +247,7 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
     # the same log read against another domain's SOP (tau's file onto Northline, then onto
     # tau_airline) is another audit, not a duplicate
     known = store.known_content_hashes(hashes, domains=sorted({domain, bundle.name}))
-    redactor = Redactor()
+    redactor = Redactor(tuple(redact_also))
     fresh: list[tuple[Parsed, str]] = []
     seen: dict[str, str] = {}
     for conversation, content_hash in zip(parsed, hashes, strict=True):
