@@ -38,7 +38,7 @@ from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.widgets import export_target, read_only_rows, remember_export
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
 
-NO_RUNS = "No runs yet: start one in Runs or with `sage-desk run`."
+NO_RUNS = "No runs yet: start one in Runs or with `sage-desk run` (or look at the sample runs: `sage-desk --db sample`)."
 ROW_HEIGHT = 26
 EXPORT_FILTERS = {"JSON Lines (*.jsonl)": "jsonl", "CSV (*.csv)": "csv"}
 

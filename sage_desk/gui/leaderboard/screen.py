@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from sage_desk.core.export.charts import report_charts
 from sage_desk.core.export.leaderboard import leaderboard_report
+from sage_desk.core.store.records import RunStatus
 from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.widgets import export_target, remember_export
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
@@ -31,7 +33,9 @@ from sage_desk.gui.leaderboard.loader import MetricsThread
 from sage_desk.gui.leaderboard.model import LeaderboardModel
 
 ALL_DOMAINS = "All domains"
-EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run`"
+LIVE_REREAD_S = 5.0
+"""A run still playing is read again at most this often while the Leaderboard shows it."""
+EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run` (or look at the sample runs: `sage-desk --db sample`)"
 ROW_HEIGHT = 28
 
 
@@ -74,6 +78,10 @@ class LeaderboardScreen(StoreScreen, QWidget):
         self.report: dict[str, Any] = {}
         self._reader: MetricsThread | None = None
         self._generation = 0  # bumped by every write: an answer read before it is stale
+        self._signatures: dict[str, tuple[Any, ...]] = {}  # run id -> (status, counts) when the runs were last listed
+        self._read_as: dict[str, tuple[Any, ...] | None] = {}  # run id -> its signature when its results were read
+        self._read_at: dict[str, float] = {}
+        self._shown: tuple[Any, ...] = ()
         self.reading = QLabel()
         self.runs = QListWidget()
         self.domain = QComboBox()
@@ -221,9 +229,9 @@ class LeaderboardScreen(StoreScreen, QWidget):
         return self._reader is not None
 
     def _on_runs_written(self) -> None:
-        # runs change often while one is going: read them again when next shown, not on every tick
-        self.results.clear()
-        self._generation += 1
+        # runs change often while one is going: `refresh` reads again only the chosen runs that changed
+        # (a running one at most every LIVE_REREAD_S), and only when shown; each read and report cost
+        # the GUI thread up to a second on a 2,000-conversation run
         self._stale = True
         if self.isVisible() and self.store is not None:
             self.refresh()
@@ -242,7 +250,11 @@ class LeaderboardScreen(StoreScreen, QWidget):
         self._stale = False
         chosen = set(self.selected_runs())
         runs = sorted(self.store.list_runs(), key=lambda r: r.created_at, reverse=True)
-        self.results = {k: v for k, v in self.results.items() if k in chosen}  # re-read the rest
+        self._signatures = {r.id: (r.status, tuple(sorted(r.counts.items()))) for r in runs}
+        kept = {k: v for k, v in self.results.items() if k in chosen and self._still_current(k)}
+        if len(kept) != len(self.results):
+            self._generation += 1  # an answer being read now for a dropped run is stale
+        self.results = kept  # the rest is read again
         self.runs.blockSignals(True)
         self.runs.clear()
         for run in runs:
@@ -266,9 +278,21 @@ class LeaderboardScreen(StoreScreen, QWidget):
             item = self.runs.item(i)
             item.setSelected(item.data(Qt.ItemDataRole.UserRole) in run_ids)
 
+    def _still_current(self, run_id: str) -> bool:
+        """Whether the results read of a run still stand: it has not changed since, or it is running and was read
+        less than LIVE_REREAD_S ago."""
+        now, read = self._signatures.get(run_id), self._read_as.get(run_id)
+        if now is not None and now == read:
+            return True
+        running = now is not None and now[0] == RunStatus.RUNNING
+        return running and time.monotonic() - self._read_at.get(run_id, 0.0) < LIVE_REREAD_S
+
     def _on_runs_changed(self) -> None:
         missing = [run_id for run_id in self.selected_runs() if run_id not in self.results]
         if missing and self._reader is None and self.store is not None:
+            for run_id in missing:
+                self._read_as[run_id] = self._signatures.get(run_id)
+                self._read_at[run_id] = time.monotonic()
             self._reader = MetricsThread(self.store, missing, self._generation)
             self._reader.loaded.connect(self._on_loaded)
             self._reader.failed.connect(self._on_read_failed)
@@ -306,8 +330,14 @@ class LeaderboardScreen(StoreScreen, QWidget):
         self.domain.blockSignals(False)
 
     def _update_view(self) -> None:
-        results = [r for run_id in self.selected_runs() for r in self.results.get(run_id, [])]
         domain = None if self.domain.currentText() in ("", ALL_DOMAINS) else self.domain.currentText()
+        # the results of a run change only by being read (a new key) or dropped (a new generation)
+        shown = (tuple(self.selected_runs()), tuple(r in self.results for r in self.selected_runs()), domain,
+                 self._generation)
+        if shown == self._shown and self.report:
+            return  # the same runs, read the same time: the report would be the same (it takes a while)
+        self._shown = shown
+        results = [r for run_id in self.selected_runs() for r in self.results.get(run_id, [])]
         self.report = leaderboard_report(results, domain)
         self.report["run"] = self.selected_runs()
         self.model.set_rows(self.report["models"])

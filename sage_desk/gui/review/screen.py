@@ -66,7 +66,8 @@ READING_SPLIT_FROM = 600
 DETAIL_WIDTH = 860
 """What the conversation's side wants beside the list (a transcript of ~400 px and the verdicts): when the
 screen leaves it less, the list starts without its optional columns (Bucket, Conflict)."""
-EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run`, then review it here."
+EMPTY_TEXT = ("No runs yet: start one in Runs or with `sage-desk run`, then review it here "
+              "(or look at the shipped sample runs: `sage-desk --db sample`).")
 
 
 class ReviewScreen(OverrideLoop, QWidget):
