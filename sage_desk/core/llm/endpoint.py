@@ -6,6 +6,9 @@ With 64 conversations in flight against a fast local server that CPU, not the se
 pace of a run. The request these servers take is the OpenAI wire format as it is, so posting it
 ourselves loses nothing.
 
+Plain-HTTP endpoints without a proxy are posted with the lean client of http1.py (aiohttp's request
+machinery was most of what is left of this path's CPU); HTTPS ones, and any behind a proxy, with aiohttp.
+
 Why aiohttp and not httpx: httpcore's connection pool re-scans every connection for every
 queued request (encode/httpx#3215, encode/httpcore#1035), so with 64 connections in flight an
 httpx client spent more CPU than litellm did; aiohttp's connector does not (both are already
@@ -22,11 +25,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import os
 import urllib.parse
 import urllib.request
 import weakref
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
+
+from sage_desk.core.llm import http1
 
 if TYPE_CHECKING:
     import aiohttp
@@ -117,6 +123,12 @@ class Endpoints:
             weakref.WeakKeyDictionary()
         )
         self._closers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncIterator[None]] = weakref.WeakKeyDictionary()
+        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, tuple[http1.Pool, str] | None]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._pool_closers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncIterator[None]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     async def _client(self, api_base: str, max_connections: int) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -137,22 +149,15 @@ class Endpoints:
 
     async def post(self, api_base: str, body: dict[str, Any], api_key: str | None, timeout: float, max_connections: int) -> dict[str, Any]:
         """POST `body` to `{api_base}/chat/completions` and return the decoded completion."""
-        import aiohttp
-
         base = api_base.rstrip("/")
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        client = await self._client(base, max_connections)
-        try:
-            async with client.post(f"{base}/chat/completions", data=encode_body(body), headers=headers, proxy=_proxy_for(base),
-                                   timeout=aiohttp.ClientTimeout(total=timeout)) as response:
-                status, raw = response.status, await _read_capped(response, base)
-                response_headers = dict(response.headers)
-        except TimeoutError as exc:  # aiohttp's timeouts are TimeoutErrors
-            raise EndpointTimeout(f"no answer from {base} within {timeout:g} s ({type(exc).__name__})") from None
-        except aiohttp.ClientError as exc:
-            raise EndpointUnreachable(f"cannot reach {base}: {type(exc).__name__}: {exc}") from None
+        lean = await self._lean(base)
+        if lean is not None:
+            status, raw, response_headers = await self._post_lean(lean, base, encode_body(body), headers, timeout)
+        else:
+            status, raw, response_headers = await self._post_aiohttp(base, encode_body(body), headers, timeout, max_connections)
         if status >= 400:
             raise EndpointError(f"HTTP {status} from {base}: {_error_text(raw)}", status, response_headers)
         try:
@@ -163,6 +168,55 @@ class Endpoints:
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise EndpointBadReply(f"{base} answered without any choices: {str(data)[:200]}")
         return data
+
+    async def _lean(self, base: str) -> tuple[http1.Pool, str] | None:
+        """The plain-HTTP pool and path for `base`, when the lean client serves it (http1.py): http://, no proxy."""
+        loop = asyncio.get_running_loop()
+        pools = self._pools.get(loop)
+        if pools is None:
+            pools = self._pools[loop] = {}
+            closer = self._pool_closers[loop] = _pool_closer(pools)
+            await anext(closer)  # closes the kept connections when the loop shuts its async generators down
+        if base in pools:
+            return pools[base]
+        target = http1.plain_target(base)
+        found = None
+        if target is not None and not _proxy_for(base) and os.environ.get("SAGE_DESK_HTTP") != "aiohttp":
+            host, port, netloc, path = target
+            found = (http1.Pool(host, port, netloc), f"{path}/chat/completions")
+        pools[base] = found
+        return found
+
+    @staticmethod
+    async def _post_lean(lean: tuple[http1.Pool, str], base: str, data: bytes, headers: dict[str, str],
+                         timeout: float) -> tuple[int, bytes, dict[str, str]]:
+        pool, path = lean
+        cap = max_reply_bytes()
+        try:
+            status, response_headers, raw = await pool.post(path, data, headers, timeout, cap)
+        except TimeoutError as exc:
+            raise EndpointTimeout(f"no answer from {base} within {timeout:g} s ({type(exc).__name__})") from None
+        except http1.ReplyTooBig as exc:
+            raise too_large(exc.size, cap, base) from None
+        except (OSError, ValueError) as exc:  # refused, reset, closed mid-answer (ConnectionError is an OSError)
+            raise EndpointUnreachable(f"cannot reach {base}: {http1.describe(exc)}") from None
+        return status, raw, response_headers
+
+    async def _post_aiohttp(self, base: str, data: bytes, headers: dict[str, str], timeout: float,
+                            max_connections: int) -> tuple[int, bytes, dict[str, str]]:
+        import aiohttp
+
+        client = await self._client(base, max_connections)
+        try:
+            async with client.post(f"{base}/chat/completions", data=data, headers=headers, proxy=_proxy_for(base),
+                                   timeout=aiohttp.ClientTimeout(total=timeout)) as response:
+                status, raw = response.status, await _read_capped(response, base)
+                response_headers = {k.lower(): v for k, v in response.headers.items()}
+        except TimeoutError as exc:  # aiohttp's timeouts are TimeoutErrors
+            raise EndpointTimeout(f"no answer from {base} within {timeout:g} s ({type(exc).__name__})") from None
+        except aiohttp.ClientError as exc:
+            raise EndpointUnreachable(f"cannot reach {base}: {type(exc).__name__}: {exc}") from None
+        return status, raw, response_headers
 
 
 def encode_body(body: dict[str, Any]) -> bytes:
@@ -218,6 +272,17 @@ def _proxy_for(url: str) -> str | None:
     if not proxies or not parts.hostname or urllib.request.proxy_bypass(parts.hostname):
         return None
     return proxies.get(parts.scheme) or proxies.get("all")
+
+
+async def _pool_closer(pools: dict[str, tuple[http1.Pool, str] | None]) -> AsyncIterator[None]:
+    """Parks until its loop shuts its async generators down, then closes the lean client's connections."""
+    try:
+        yield
+    finally:
+        for found in pools.values():
+            if found is not None:
+                found[0].close()
+        pools.clear()
 
 
 async def _closer(clients: dict[str, aiohttp.ClientSession]) -> AsyncIterator[None]:
