@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from sage_desk.core.rules.verdict import Verdict
-from sage_desk.core.store import summaries
+from sage_desk.core.store import settled, summaries
 from sage_desk.core.store.consensus import KINDS, EffectiveLabel, resolve
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.records import JudgeExample, OverrideRecord, StoredVerdict
@@ -65,6 +65,8 @@ def save_verdicts(connection: Connection, conversation_id: str, source: str, ver
     if rows:
         connection.execute(insert(table), rows)
     summaries.refresh(connection, [conversation_id])
+    if source == "rules":  # re-run rules (a reviewer set a slot): labels already given still settle their verdicts
+        settled.settle(connection, [conversation_id])
 
 
 def save_verdicts_many(connection: Connection, source: str, verdicts: dict[str, list[Verdict]]) -> None:
@@ -184,6 +186,7 @@ def add_override(session: Session, new: NewOverride) -> int:
     session.add(row)
     session.flush()
     summaries.refresh(session.connection(), [new.conversation_id])
+    settled.settle(session.connection(), [new.conversation_id])
     return row.id
 
 
@@ -216,6 +219,7 @@ def add_overrides(session: Session, news: Sequence[NewOverride]) -> list[int]:
     statement = insert(OverrideRow).returning(OverrideRow.id, sort_by_parameter_order=True)
     added = list(session.scalars(statement, rows))
     summaries.refresh(session.connection(), ids)
+    settled.settle(session.connection(), ids)
     return added
 
 

@@ -332,3 +332,18 @@ def test_the_same_file_on_another_domain_is_another_audit_not_a_duplicate(db: st
     assert code == 0 and out.startswith("r-") and "imported 2" in err and "already imported" not in err
     code, out, err = cli(capsys, "import", str(TAU2_FILE), "--format", "tau2", "--domain", DOMAIN, "--db", db)
     assert code == 0 and "2 already imported (same content), left out" in err and "nothing new to import" in err
+
+
+def test_a_reviewers_label_settles_what_it_labels(db: str, capsys) -> None:
+    from sage_desk.core.store import Store
+
+    assert cli(capsys, "import", str(TAGGED), "--format", "openai", "--domain", DOMAIN, "--db", db)[0] == 0
+    store = Store(db)
+    status = next(c for c in store.conversations() if c.source_id == "tagged-status")
+    open_ = [v for v in store.verdicts(status.id) if v.unscored or v.details.get("provisional")]
+    for v in open_[:-1]:
+        store.add_override(status.id, v.criterion, "rules", human_passed=True, reason="read it", author="ana")
+    assert store.conversation(status.id).rules_state is not None  # one still waits
+    last = open_[-1]
+    store.add_override(status.id, last.criterion, "rules", human_passed=True, reason="read it", author="ana")
+    assert store.conversation(status.id).rules_state is None
