@@ -347,3 +347,10 @@ def test_a_reviewers_label_settles_what_it_labels(db: str, capsys) -> None:
     last = open_[-1]
     store.add_override(status.id, last.criterion, "rules", human_passed=True, reason="read it", author="ana")
     assert store.conversation(status.id).rules_state is None
+
+
+def test_the_import_dialog_guesses_tau_formats() -> None:
+    from sage_desk.core.imports.guess import guess_format
+
+    assert guess_format(BENCH) == "tau-bench" and guess_format(TAU2_FILE) == "tau2"
+    assert guess_format(TAU2_FOLDER / "results.json") == "tau2"
