@@ -42,14 +42,31 @@ def result_records(store: Store, run_id: str, with_events: bool = False) -> Iter
         by_conversation[mark.conversation_id].append(mark)
     overridden = {(o.conversation_id, o.criterion, o.source) for o in store.overrides(run_id=run_id)}
     conversations = store.conversations(run_id=run_id)
+    cases = store.imported_cases(run_id) if with_events else {}
     for start in range(0, len(conversations), BATCH):
         batch = conversations[start:start + BATCH]
         events = store.events_many([c.id for c in batch])
+        given = _as_given(store, [c.id for c in batch]) if with_events else {}
         for c in batch:
             record = _record(c, events.get(c.id, []), by_conversation.get(c.id, []), overridden)
             if with_events:
                 record["events"] = [event_to_dict(e) for e in events.get(c.id, [])]
+                # What `import --format events` needs to give the conversation back exactly: its case as an
+                # import built it (slots and their history), and every verdict as its source gave it.
+                record["case_data"] = cases.get(c.id)
+                record["verdicts_as_given"] = given.get(c.id, [])
             yield record
+
+
+def _as_given(store: Store, conversation_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each conversation's verdicts as their sources gave them (no override applied), as Verdict fields."""
+    from sage_desk.core.rules.verdict import Verdict
+
+    keep = set(Verdict.model_fields) - {"conversation_id"}
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for v in store.verdicts_many(conversation_ids):
+        out[v.conversation_id].append(v.model_dump(mode="json", include=keep))
+    return out
 
 
 def _record(c: Any, events: list[Any], marks: list[Any], overridden: set[tuple[str, str, str]]) -> dict[str, Any]:

@@ -36,6 +36,8 @@ from sage_desk.core.events import (
 )
 
 FORMATS = ("openai", "tau-bench", "tau2", "events")
+CARRIED = ("case", "bucket", "repeat", "ending", "tau_reward", "rules_state", "case_data", "verdicts_as_given")
+"""The fields of an `export-results --events` record that `import --format events` keeps as they were."""
 MAX_FILE_BYTES = 512 * 1024 * 1024
 
 
@@ -49,10 +51,16 @@ class Parsed:
     line: int
     agent: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    carried: dict[str, Any] = field(default_factory=dict)
+    """What an `events` record brings back from the run it was exported from (case, bucket, repeat,
+    ending, case_data, verdicts_as_given ...), so importing it gives that conversation back exactly."""
 
     def content_hash(self) -> str:
         """A hash of what the conversation says and does (not of its id): the same content twice is one conversation."""
-        body = [{k: v for k, v in e.model_dump(mode="json").items() if k not in ("t", "latency_ms")} for e in self.events]
+        body: list[Any] = [{k: v for k, v in e.model_dump(mode="json").items() if k not in ("t", "latency_ms")}
+                           for e in self.events]
+        if self.carried:  # an exported conversation: two repeats that played alike are still two conversations
+            body.append({"exported_as": self.source_id})
         return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
@@ -229,7 +237,9 @@ def read_events(path: Path) -> Iterator[Parsed | Problem]:
             event.seq = i
         source = record.get("source_id") or record.get("conversation") or record.get("id") or f"{path.name}:{number}"
         agent = record.get("agent")
-        yield Parsed(str(source), events, str(path), number, str(agent) if agent else None, _mapping(record.get("metadata")))
+        carried = {k: record[k] for k in CARRIED if record.get(k) is not None}
+        yield Parsed(str(source), events, str(path), number, str(agent) if agent else None, _mapping(record.get("metadata")),
+                     carried)
 
 
 

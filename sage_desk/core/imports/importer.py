@@ -84,6 +84,32 @@ def read_files(files: Sequence[str | Path], fmt: str) -> tuple[list[Parsed], lis
     return parsed, problems
 
 
+def _carry_over(item: ImportItem, carried: dict[str, Any]) -> None:
+    """An exported conversation (`export-results --events`) as it was: its case and slots with their
+    history, bucket, repeat, ending, and every verdict as its source gave it, instead of what placing
+    it again and re-running the rules would make of it."""
+    from sage_desk.core.rules.verdict import RULES_SOURCE, Verdict
+
+    values = item.values
+    for key, column in (("bucket", "bucket"), ("repeat", "repeat"), ("tau_reward", "tau_reward"),
+                        ("rules_state", "rules_state")):
+        if key in carried:
+            values[column] = carried[key]
+    if isinstance(carried.get("case_data"), dict):
+        values["case_data"] = carried["case_data"]
+    if carried.get("ending") in TerminationReason._value2member_map_:
+        item.reason = TerminationReason(carried["ending"])
+    given = carried.get("verdicts_as_given")
+    if isinstance(given, list):
+        by_source: dict[str, list[Verdict]] = {}
+        for raw in given:
+            verdict = Verdict.model_validate({**raw, "conversation_id": values["id"]})
+            by_source.setdefault(verdict.source, []).append(verdict)
+        item.verdicts = by_source.pop(RULES_SOURCE, [])
+        item.more_verdicts = by_source
+        values["rules_state"] = carried.get("rules_state")
+
+
 def _tool_kinds(bundle: DomainBundle, parsed: Parsed) -> None:
     """Each tool call of a known tool takes the kind the domain declares (a write is a write, as in a
     simulated run); the readers cannot know it, and stored every call as a read."""
@@ -263,7 +289,8 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
     for (conversation, content_hash), slots in zip(fresh, extracted, strict=True):
         conversation_id = f"c-{secrets.token_hex(5)}"
         _tool_kinds(bundle, conversation)
-        case, sources, bucket = place(bundle, conversation, f"imp-{content_hash[:12]}", slots, extract or "")
+        case_id = str(conversation.carried.get("case") or f"imp-{content_hash[:12]}")
+        case, sources, bucket = place(bundle, conversation, case_id, slots, extract or "")
         summary.placed += case.expected.path != UNPLACED
         summary.unplaced += case.expected.path == UNPLACED
         verdicts = evaluate_case(case, bundle, conversation.events, conversation_id, sources)
@@ -277,7 +304,10 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
                   "tau_reward": reward if isinstance(reward, float) else None, "rules_state": state,
                   "case_data": {"case": case.model_dump(mode="json"), "slot_sources": sources, "history": [],
                                 "citations": {s.field: s.message for s in slots}, "metadata": conversation.metadata}}
-        items.append(ImportItem(values, conversation.events, _termination(conversation), verdicts))
+        item = ImportItem(values, conversation.events, _termination(conversation), verdicts)
+        if conversation.carried:
+            _carry_over(item, conversation.carried)
+        items.append(item)
     summary.masked = redactor.summary() if redact else ""
     if not items:
         return summary

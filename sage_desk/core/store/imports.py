@@ -30,6 +30,7 @@ class ImportItem:
     events: list[Event]
     reason: TerminationReason
     verdicts: list[Verdict] = field(default_factory=list)
+    more_verdicts: dict[str, list[Verdict]] = field(default_factory=dict)  # other sources (judges), as exported
 
 
 def write_import(connection: Connection, run_id: str, domain: str, config: dict[str, Any], status: str,
@@ -51,6 +52,12 @@ def write_import(connection: Connection, run_id: str, domain: str, config: dict[
     ids = list(verdicts)
     for start in range(0, len(ids), _BATCH):
         reviews.save_verdicts_many(connection, RULES_SOURCE, {cid: verdicts[cid] for cid in ids[start:start + _BATCH]})
+    others: dict[str, dict[str, list[Verdict]]] = {}
+    for item in items:
+        for source, found in item.more_verdicts.items():
+            others.setdefault(source, {})[item.values["id"]] = found
+    for source, by_conversation in others.items():
+        reviews.save_verdicts_many(connection, source, by_conversation)
 
 
 def known_hashes(connection: Connection, hashes: Sequence[str], domains: Sequence[str] | None = None) -> dict[str, tuple[str, str]]:
