@@ -20,7 +20,7 @@ from sage_desk.core.engine.stamps import content_hash
 from sage_desk.core.errors import SageError
 from sage_desk.core.events import Event
 from sage_desk.core.rules.trace import PathTrace, trace_conversation
-from sage_desk.core.sop.io import loads_graph
+from sage_desk.core.sop.io import dumps_graph, loads_graph
 from sage_desk.core.sop.model import Graph
 from sage_desk.core.store.records import ConversationRecord, StoredVerdict
 
@@ -123,6 +123,8 @@ class DetailLoader:
             stamp = self.store.get_run(run_id).config.get("stamp") or {}
             same = isinstance(today, SageError) or content_hash(graph_content(today.graph)) == stamp.get("sop", "")
             return today, "" if same or not stamp.get("sop") else OLD_RUN_NOTE
+        if not isinstance(today, SageError) and dumps_graph(today.graph) == kept[1]:
+            return today, ""  # the same graph: no second load of the domain (most runs, most of the time)
         key = (domain, kept[0])
         if key not in self._snapshots:
             try:

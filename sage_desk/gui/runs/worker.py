@@ -1,4 +1,10 @@
-"""The background run: a QThread that runs one `Runner.execute` on its own asyncio loop.
+"""The background run: a child process (`RunProcess`) that plays one stored run, or, for a database only
+this process can see (in memory) or a frozen bundle, a QThread (`RunThread`) on its own asyncio loop.
+
+A run played in a thread of the app held the GIL for seconds at a time (keystrokes took a second to
+show, screen switches up to 6 s), whatever its size; in a child process (gui/run_child.py) nothing of
+it runs here: the GUI thread only reads a JSON line of figures every 0.1 s. `start_run` picks one.
+Both have the same face: `progressed`, `ended`, `run_id`, `start`, `cancel`, `wait`.
 
 The worker never touches a widget. It reports through signals, which Qt queues to the GUI
 thread: `progressed(RunProgress)` at most every `PROGRESS_EVERY_S` (and at the end) and
@@ -17,12 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
+import os
 import sys
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QThread, Signal
 
 from sage_desk.core.engine.runner import Progress, RunSpec
 from sage_desk.core.session import build_runner
@@ -119,5 +127,133 @@ class RunThread(QThread):
     def _mark_failed(self) -> None:
         try:
             self.store.set_run_status(self.run_id, RunStatus.FAILED)
+        except Exception:  # noqa: BLE001 - the original error is the one worth reporting
+            pass
+
+
+def plays_in_a_process(store: Store) -> bool:
+    """Whether a run of `store` can be played by a child process: a database it can open too, and a Python to run it."""
+    url = store.url
+    in_memory = url.drivername.startswith("sqlite") and url.database in (None, "", ":memory:")
+    return not in_memory and not getattr(sys, "frozen", False)
+
+
+def start_run(store: Store, spec: RunSpec, run_id: str | None = None, parent: Any = None) -> RunThread | RunProcess:
+    """A RunProcess where a child process can play the run, else a RunThread (not started yet)."""
+    if plays_in_a_process(store):
+        return RunProcess(store, spec, run_id=run_id, parent=parent)
+    return RunThread(store, spec, run_id=run_id, parent=parent)
+
+
+def child_environment(store: Store, spec: RunSpec) -> QProcessEnvironment:
+    """The child's environment: ours, the database URL, and the API keys the run's models need (from the keyring
+    too: a key saved there in this session reaches the child without the child asking the keyring)."""
+    from sage_desk.core.llm.secrets import api_key_for, env_var_for, provider_of
+    from sage_desk.gui.run_child import DB_ENV
+
+    env = QProcessEnvironment.systemEnvironment()
+    env.insert(DB_ENV, store.url.render_as_string(hide_password=False))
+    env.insert("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # a python: agent imports in the child as it would here (a folder the app put on its path included)
+    env.insert("PYTHONPATH", os.pathsep.join(p for p in sys.path if p))
+    for model in [*spec.agents, spec.user, *spec.judges]:
+        provider = provider_of(model)
+        key = api_key_for(model) if provider else None
+        if provider and key and not os.environ.get(env_var_for(provider)):
+            env.insert(env_var_for(provider), key)
+    return env
+
+
+class RunProcess(QObject):
+    """Plays one run in a child process (gui/run_child.py); its figures arrive as lines on a pipe."""
+
+    progressed = Signal(object)  # RunProgress
+    ended = Signal(object)  # RunOutcome
+
+    def __init__(self, store: Store, spec: RunSpec, run_id: str | None = None, parent: Any = None):
+        """Prepare to play `run_id`, or create a new run from `spec` (SageError when core refuses it)."""
+        super().__init__(parent)
+        self.store = store
+        self.spec = spec
+        self.runner = build_runner(store, spec)  # refuses a bad spec here, before any process starts
+        self.run_id = run_id or self.runner.create(spec)
+        self.workers = worker_processes(store, spec, store.get_run(self.run_id).total)
+        self.progress: Progress | None = None
+        self._buffer = b""
+        self._errors = b""
+        self._done = False
+        self.process = QProcess(self)
+        self.process.setProcessEnvironment(child_environment(store, spec))
+        self.process.readyReadStandardOutput.connect(self._read)
+        self.process.readyReadStandardError.connect(self._read_errors)
+        self.process.finished.connect(self._on_finished)
+        self.process.errorOccurred.connect(self._on_error)
+
+    def start(self) -> None:
+        """Start the child process."""
+        self.process.start(sys.executable, ["-m", "sage_desk.gui.run_child", self.run_id, str(self.workers)])
+
+    def cancel(self) -> None:
+        """Ask the child to stop starting conversations and cancel those in flight (resumable)."""
+        if self.process.state() != QProcess.ProcessState.NotRunning:
+            self.process.write(b"cancel\n")
+
+    def isRunning(self) -> bool:  # noqa: N802 (QThread's name, which the screen also calls)
+        """Whether the child still plays."""
+        return self.process.state() != QProcess.ProcessState.NotRunning
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until the child has ended (at most `msecs`; -1: no limit); True when it has."""
+        if self.process.state() == QProcess.ProcessState.NotRunning:
+            return True
+        ended = self.process.waitForFinished(msecs)
+        return ended or self.process.state() == QProcess.ProcessState.NotRunning
+
+    def _read(self) -> None:
+        self._buffer += bytes(self.process.readAllStandardOutput().data())
+        *lines, self._buffer = self._buffer.split(b"\n")
+        latest = None
+        for line in lines:
+            if line.startswith(b"{"):
+                try:
+                    latest = json.loads(line)["progress"]
+                except (ValueError, KeyError, TypeError):
+                    continue
+        if latest is not None:  # only the newest figures matter: a slow GUI skips the older ones
+            known = {f.name for f in dataclasses.fields(Progress)}
+            self.progress = Progress(**{k: v for k, v in latest.items() if k in known})
+            self.progressed.emit(RunProgress(self.run_id, dataclasses.replace(self.progress)))
+
+    def _read_errors(self) -> None:
+        self._errors = (self._errors + bytes(self.process.readAllStandardError().data()))[-4000:]
+
+    def _on_error(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart:
+            self._finish(RuntimeError(f"could not start the run's process: {self.process.errorString()}"))
+
+    def _on_finished(self, code: int, status: QProcess.ExitStatus) -> None:
+        self._read()
+        self._read_errors()
+        error = None
+        if status != QProcess.ExitStatus.NormalExit or code != 0:
+            lines = [line for line in self._errors.decode(errors="replace").splitlines() if line.strip()]
+            error = RuntimeError(lines[-1] if lines else f"the run's process ended with code {code}")
+        self._finish(error)
+
+    def _finish(self, error: BaseException | None) -> None:
+        if self._done:
+            return
+        self._done = True
+        if error is not None:
+            self._mark_failed()
+            self.ended.emit(RunOutcome(self.run_id, self.progress, error=error))
+            return
+        cancelled = self.store.get_run(self.run_id).status == RunStatus.CANCELLED
+        self.ended.emit(RunOutcome(self.run_id, self.progress, cancelled=cancelled))
+
+    def _mark_failed(self) -> None:
+        try:
+            if self.store.get_run(self.run_id).status == RunStatus.RUNNING:
+                self.store.set_run_status(self.run_id, RunStatus.FAILED)
         except Exception:  # noqa: BLE001 - the original error is the one worth reporting
             pass
