@@ -181,7 +181,12 @@ class ToolServer:
         import uvicorn
 
         self.worlds = ToolWorlds(bundle)
-        self._socket = socket.create_server((host, port))
+        # IPPROTO_TCP, not create_server's proto 0: asyncio sets TCP_NODELAY only on sockets that say TCP,
+        # and without it every small MCP reply waited ~40 ms on Nagle and delayed ACKs.
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind((host, port))
+        self._socket.listen(256)
         self.host, self.port = host, int(self._socket.getsockname()[1])
         self._server = uvicorn.Server(uvicorn.Config(build_app(self.worlds), log_level="warning", lifespan="on"))
         self._thread: threading.Thread | None = None
