@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--domain", help="domain name under sops/ (northline) or a folder")
     parser.add_argument("--agent", action="append", default=[], metavar="[NAME=]MODEL",
-                        help="agent under test, repeatable: baseline:oracle|complier|escalator or any litellm model; "
+                        help="agent under test, repeatable: baseline:oracle|complier|escalator, any litellm model, "
+                             "http://host:port/path (an agent behind HTTP) or python:module:factory (docs/your-agent.md); "
                              "NAME= gives it the short name reports show (careful=baseline:imperfect?act=0.9)")
     add_agent_options(parser)
     parser.add_argument("--tools-server", metavar="URL",
