@@ -113,9 +113,15 @@ SLOW_TESTS = (
     "test_a_healthy_setup_passes_with_every_check_named",
     "test_upgrading_an_old_database_keeps_every_row",
     "test_a_write_waits_for_a_lock_another_process_holds_past_the_busy_timeout",
-    "test_every_mistake_is_an_act_the_rules_read",
     "test_a_fast_offline_run_keeps_the_window_responsive_and_cancels_within_a_second",
 )
+EVERY_DOMAIN_TESTS = (
+    # a whole suite played per shipped domain (10-30 s each under load): --fast keeps the smallest domain's
+    "test_idle_agents_rank_below_the_oracle_and_a_realistic_agent",
+    "test_every_mistake_is_an_act_the_rules_read",
+    "test_oracle_reads_perfect_and_complier_trips_every_trap",
+)
+FAST_DOMAIN = "telecom"
 PG_URL = os.environ.get("SAGE_DESK_TEST_PG_URL")
 
 
@@ -124,7 +130,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     root = config.rootpath
     for item in items:
         where = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else str(item.path)
-        if where in SLOW_MODULES or item.originalname in SLOW_TESTS:
+        name = getattr(item, "originalname", item.name)
+        domain = getattr(getattr(item, "callspec", None), "params", {}).get("domain")
+        if where in SLOW_MODULES or name in SLOW_TESTS or (name in EVERY_DOMAIN_TESTS and domain != FAST_DOMAIN):
             item.add_marker(pytest.mark.slow)
 
 
