@@ -9,7 +9,7 @@ Classification is read against the slots' sources: a slot taken from the agent's
 cannot grade that same tag, so those verdicts are unscored until a reviewer sets the slot; any
 other verdict that rests on such a slot is *provisional* (kept, marked, counted apart: the agent's
 own claims are not evidence). A call to a tool the domain does not know may have been any act, so
-every verdict but classification is unscored there, never passed.
+every verdict of that conversation is unscored, never passed.
 """
 
 from __future__ import annotations
@@ -52,13 +52,14 @@ def unknown_tools(bundle: DomainBundle, events: Iterable[Event]) -> Counter[str]
 
 
 def _unscore_unknown_tools(verdicts: list[Verdict], bundle: DomainBundle, events: Sequence[Event]) -> list[Verdict]:
-    """A call the domain does not know may have been any act: nothing about acts can pass or fail on it."""
+    """A call the domain does not know may have been any act (a write, a handover, the reason for a
+    tag's timing): no verdict of the conversation passes or fails on a reading that leaves it out."""
     unknown = unknown_tools(bundle, events)
     if not unknown:
         return verdicts
     names = ", ".join(sorted(unknown))
     why = f"unscored: calls tools the domain does not know ({names}); what they did cannot be read against the SOP"
-    return [v if v.criterion.startswith("classification") or v.unscored else
+    return [v if v.unscored else
             v.model_copy(update={"passed": None, "score": None, "unscored": True, "rationale": why,
                                  "details": {**v.details, "unknown_tools": sorted(unknown)}})
             for v in verdicts]
