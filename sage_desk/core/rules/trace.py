@@ -9,7 +9,8 @@ start-to-end path, the one its actions and ending fit best:
 3. then the fewest actions left unexplained on either side,
 4. then the longest run of nodes shared with the expected path (so a tie keeps the expected one).
 
-The first divergence is the first node of that route off the expected route; the node before it
+The route is drawn from the calls: a tool node on it whose tool was never called is `not_called`
+(passed by, not gone through). The first divergence is the first node of that route off the expected route; the node before it
 (usually a decision) is where the agent turned. When the routes agree but the rules found a
 missing or out-of-order step, that step's node is the first problem instead.
 """
@@ -44,6 +45,9 @@ class PathTrace:
     """Actions the taken route does not explain."""
     action_nodes: dict[int, str] = field(default_factory=dict)
     """Event seq of each explained action -> the node it stands for."""
+    not_called: list[str] = field(default_factory=list)
+    """Tool nodes of the taken route whose tool the agent never called there: the route passes them by,
+    it does not go through them (drawn apart, named in the account)."""
     ending: str = "open"
 
     @property
@@ -110,6 +114,8 @@ def trace_conversation(case: Case, bundle: DomainBundle, events: Sequence[Event]
                       expected_id=expected.id if expected else None, taken_id=taken.id if taken else None, ending=ending)
     if taken is not None:
         trace.action_nodes, trace.off_route = _explain(taken, ctx.actions)
+        done = set(trace.action_nodes.values())
+        trace.not_called = [a["node"] for a in taken.actions if a.get("tool") and a["node"] not in done]
     if expected is not None and taken is not None:
         shared = _shared_prefix(taken.nodes, expected.nodes)
         if shared < max(len(taken.nodes), len(expected.nodes)):
@@ -136,6 +142,8 @@ def describe_trace(trace: PathTrace, label: dict[str, str] | None = None) -> str
         text = f"On the expected route, but step “{name(trace.first_problem, trace.first_problem)}” was not done as expected."
     else:
         text = "Followed the expected route."
+    if trace.not_called:
+        text += " Not called: " + ", ".join(f"“{name(n, n)}”" for n in trace.not_called) + "."
     if trace.off_route:
         calls = ", ".join(c.name for c in trace.off_route)
         text += f" Off the graph: {calls}."

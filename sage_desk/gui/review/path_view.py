@@ -3,7 +3,8 @@
 It reuses the SOP Editor's scene and items read-only: nodes cannot be moved or connected. The
 expected route is a broad green band under the graph, the taken route is drawn in pink over it
 (the editor's path highlight), nodes on neither are dimmed, and the first node off the expected
-route carries a red ring and a label. The route itself comes from `core.rules.trace`.
+route carries a red ring and a label; a tool node the route passes without its tool being called is
+not highlighted but ringed in grey dots, "not called". The route itself comes from `core.rules.trace`.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ from sage_desk.gui.common.graph.scene import GraphScene
 
 EXPECTED = QColor(22, 163, 74, 90)
 DIVERGED = QColor("#dc2626")
+NOT_CALLED = QColor("#64748b")
 LEGEND = ("<span style='color:#16a34a'>▬</span> expected route &nbsp;<span style='color:#db2777'>▬</span> taken route "
-          "&nbsp;<span style='color:#dc2626'>◯</span> first divergence")
+          "&nbsp;<span style='color:#dc2626'>◯</span> first divergence &nbsp;<span style='color:#64748b'>┈</span> not called")
 MIN_ZOOM = 0.62
 """Fitting never zooms out further than this: node labels stay readable; drag to pan, wheel to zoom."""
 
@@ -44,6 +46,7 @@ class RouteScene(GraphScene):
     def __init__(self, graph: Graph, parent=None):
         super().__init__(SopDocument(graph), parent)
         self.overlays: list[QGraphicsItem] = []
+        self._expected: set[str] = set()
         for item in self.nodes.values():
             item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, False)
             item.setAcceptHoverEvents(False)
@@ -68,6 +71,7 @@ class RouteScene(GraphScene):
         for overlay in self.overlays:
             self.removeItem(overlay)
         self.overlays = []
+        self._expected = set(trace.expected)
         self.highlight_path(trace.taken or None)
         for node_id in trace.expected:
             item = self.nodes.get(node_id)
@@ -82,6 +86,9 @@ class RouteScene(GraphScene):
                     band.setCapStyle(Qt.PenCapStyle.RoundCap)
                     self._overlay(edge.path(), band, QBrush(), -1)
                     edge.set_highlight(edge.highlighted, False)
+        for node_id in trace.not_called:  # the route passes it by: never drawn as gone through
+            if node_id in self.nodes:
+                self._mark_not_called(node_id)
         if trace.divergence in self.nodes:
             self._mark_divergence(trace.divergence)
 
@@ -94,20 +101,32 @@ class RouteScene(GraphScene):
         self.overlays.append(item)
         return item
 
-    def _mark_divergence(self, node_id: str) -> None:
+    def _mark_not_called(self, node_id: str) -> None:
         node = self.nodes[node_id]
-        ring = shape_path(node.node.kind, node.body_rect().adjusted(-5, -5, 5, 5)).translated(node.pos())
-        self._overlay(ring, QPen(DIVERGED, 3, Qt.PenStyle.DashLine), QBrush(), 2)
-        label = QGraphicsSimpleTextItem("first divergence")
+        node.set_highlight(False, node_id not in self._expected)
+        ring = shape_path(node.node.kind, node.body_rect().adjusted(-4, -4, 4, 4)).translated(node.pos())
+        self._overlay(ring, QPen(NOT_CALLED, 2, Qt.PenStyle.DotLine), QBrush(), 2)
+        self._label(node, "not called", NOT_CALLED, below=True)
+
+    def _label(self, node, text: str, color: QColor, below: bool = False) -> None:
+        label = QGraphicsSimpleTextItem(text)
         font = QFont(label.font())
         font.setBold(True)
         font.setPointSizeF(8)
         label.setFont(font)
-        label.setBrush(QBrush(DIVERGED))
-        label.setPos(node.pos() + QPointF(node.body_rect().right() + 8, -8))
+        label.setBrush(QBrush(color))
+        body = node.body_rect()
+        offset = QPointF(body.left(), body.bottom() + 4) if below else QPointF(body.right() + 8, -8)
+        label.setPos(node.pos() + offset)
         label.setZValue(3)
         self.addItem(label)
         self.overlays.append(label)
+
+    def _mark_divergence(self, node_id: str) -> None:
+        node = self.nodes[node_id]
+        ring = shape_path(node.node.kind, node.body_rect().adjusted(-5, -5, 5, 5)).translated(node.pos())
+        self._overlay(ring, QPen(DIVERGED, 3, Qt.PenStyle.DashLine), QBrush(), 2)
+        self._label(node, "first divergence", DIVERGED)
 
     def route_rect(self, trace: PathTrace) -> QRectF:
         """The box around both routes (the whole graph when neither is known)."""

@@ -83,3 +83,28 @@ def test_an_action_no_route_explains_is_listed_off_the_graph(northline, damaged)
     trace = trace_conversation(damaged, northline, events)
     assert [c.name for c in trace.off_route] == ["cancel_order"]
     assert describe_trace(trace).endswith("Off the graph: cancel_order.")
+
+
+def test_a_step_skipped_is_passed_by_never_drawn_as_gone_through(northline, damaged):
+    """Labelled before running: the agent sends the replacement without looking the order up, then closes
+    resolved. A reviewer says the route went to the replacement but never through "Look up the order":
+    the route may pass that node (no path reaches the replacement without it), but it is not called."""
+    _, replace = expected_calls(damaged)
+    events = seq(CustomerMessage(text=damaged.opening), replace, *close())
+    trace = trace_conversation(damaged, northline, events)
+    assert trace.not_called == ["lookup"]
+    assert trace.action_nodes == {1: "replace_damaged"} and "replace_damaged" not in trace.not_called
+    labels = {n.id: n.label for n in northline.graph.nodes}
+    assert "Not called: “Look up the order”." in describe_trace(trace, labels)
+
+
+def test_every_step_called_leaves_nothing_passed_by(northline, damaged):
+    events = seq(CustomerMessage(text=damaged.opening), *expected_calls(damaged), *close())
+    assert trace_conversation(damaged, northline, events).not_called == []
+
+
+def test_doing_nothing_passes_every_tool_node_of_its_route_by(northline, damaged):
+    events = seq(CustomerMessage(text=damaged.opening), *close())
+    trace = trace_conversation(damaged, northline, events)
+    tool_nodes = [n for n in trace.taken if northline.graph.node(n).tool]
+    assert trace.not_called == tool_nodes and trace.action_nodes == {}
