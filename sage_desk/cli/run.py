@@ -185,13 +185,12 @@ MAX_REASONS = 10
 
 def error_reasons(store: Store, run_id: str) -> list[str]:
     """Why the run's conversations errored: each reason once, with its count, most frequent first."""
-    from collections import Counter
+    from sage_desk.core.session import error_reasons as reasons_of
 
-    reasons = Counter((c.error or "no reason recorded").strip().splitlines()[0]
-                      for c in store.conversations(run_id, status="errored"))
-    lines = [f"  errored {count}x: {reason}" for reason, count in reasons.most_common(MAX_REASONS)]
+    reasons = reasons_of(store, run_id)
+    lines = [f"  errored {count}x: {reason}" for reason, count in reasons[:MAX_REASONS]]
     if len(reasons) > MAX_REASONS:
-        rest = sum(n for _, n in reasons.most_common()[MAX_REASONS:])
+        rest = sum(n for _, n in reasons[MAX_REASONS:])
         lines.append(f"  errored {rest}x: {len(reasons) - MAX_REASONS} other reasons (sage-desk conversations --run {run_id})")
     return lines
 

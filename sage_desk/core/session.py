@@ -112,3 +112,12 @@ def run_cases(store: Store, run_id: str) -> tuple[DomainBundle, dict[str, Case],
     if spec.imported is not None:
         return bundle, imported_cases(store, run_id)[0], spec
     return bundle, {c.id: c for c in load_suite(spec.suite or bundle.cases_path)}, spec
+
+
+def error_reasons(store: Store, run_id: str) -> list[tuple[str, int]]:
+    """Why the run's conversations errored: each reason (its first line) once, with its count, most frequent first."""
+    from collections import Counter
+
+    reasons = Counter((c.error or "no reason recorded").strip().splitlines()[0]
+                      for c in store.conversations(run_id, status="errored"))
+    return reasons.most_common()

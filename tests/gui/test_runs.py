@@ -498,3 +498,19 @@ def test_http_and_mcp_agents_run_from_the_screen(qtbot, screen, store):
         assert (convo.agent, convo.status, convo.termination) == (agent, "finished", "closed")
     assert store.get_run(mcp_run).config["tools_server"] == tools.url
     assert any(e.type == "tool_call" and e.name == "open_carrier_trace" for e in store.events(convo.id))
+
+
+def test_an_agent_nobody_can_reach_is_named_in_the_runs_ending(qtbot, screen, store):
+    from fakes import FakeOpenAIServer
+
+    with FakeOpenAIServer() as dead:
+        pass  # stopped: its port refuses connections
+    url = f"http://127.0.0.1:{dead.port}/agent"
+    form = screen.form
+    form.agents.add(url)
+    form.agent_params.setText("max_retries=0")
+    choose(screen, agents=("baseline:oracle", url), cases="nl-001, nl-002")
+    run_id, outcome = run_and_wait(qtbot, screen)
+    assert outcome.progress.errored == 2
+    assert f"Errored: 2× agent {url}: cannot connect (connection refused)" in screen.panel.detail.text()
+    assert {c.status for c in store.conversations(run_id, agent="baseline:oracle")} == {"finished"}

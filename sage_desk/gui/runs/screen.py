@@ -373,6 +373,7 @@ class RunsScreen(QWidget):
         if outcome.progress is not None:
             self.panel.show_progress(outcome.progress)
         title, text = self._ending_text(outcome)
+        text += self._error_reasons(outcome)
         self.panel.stop(title, text)
         self.message.emit(f"{title}: {text}")
         if outcome.error is not None:
@@ -380,6 +381,21 @@ class RunsScreen(QWidget):
         self.workspace.runs_changed.emit()
         self._update_buttons()
         self.run_ended.emit(outcome)
+
+    def _error_reasons(self, outcome: RunOutcome, shown: int = 3) -> str:
+        """Why conversations errored, each reason once with its count (an agent nobody could reach ...)."""
+        if outcome.progress is None or not outcome.progress.errored:
+            return ""
+        from sage_desk.core.session import error_reasons
+
+        try:
+            reasons = error_reasons(self.store(), outcome.run_id)
+        except Exception:  # noqa: BLE001 - the reasons are a courtesy; the figures above are already shown
+            return ""
+        lines = [f"{count}× {reason}" for reason, count in reasons[:shown]]
+        if len(reasons) > shown:
+            lines.append(f"and {len(reasons) - shown} other reasons (Review lists each conversation's)")
+        return "\nErrored: " + "\n".join(lines) if lines else ""
 
     @staticmethod
     def _ending_text(outcome: RunOutcome) -> tuple[str, str]:
