@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(summary.duplicates)} already imported (same content), left out", file=err)
     if args.redact is not None:
         print(f"masked: {summary.masked}", file=err)
-    _warn_unknown_tools(summary.unknown_tools, summary.domain or args.domain)
+    _warn_unknown_tools(summary.unknown_tools, summary.domain or args.domain, summary.unknown_in)
     if summary.run_id is None:
         print("nothing new to import", file=err)
         return OK
@@ -68,11 +68,11 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
-def _warn_unknown_tools(unknown: Counter[str], domain: str) -> None:
+def _warn_unknown_tools(unknown: Counter[str], domain: str, conversations: int) -> None:
     """Tool names the domain does not know, with their call counts: never silent (their verdicts are unscored)."""
     if not unknown:
         return
     names = ", ".join(f"{name} ({count})" for name, count in sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0])))
     plural = "tool name is not a tool" if len(unknown) == 1 else "tool names are not tools"
-    print(f"warning: {len(unknown)} {plural} of domain {domain}: {names}; verdicts on what those calls did are "
-          "unscored, not passed", file=sys.stderr)
+    print(f"warning: {len(unknown)} {plural} of domain {domain}: {names}; every verdict of the {conversations} "
+          "conversation(s) calling them is unscored, not passed", file=sys.stderr)

@@ -82,3 +82,13 @@ def test_the_verdict_table_marks_a_provisional_pass(qtbot, store):
     assert "agent's own tag for Request" in model.data(model.index(row, 2), Qt.ItemDataRole.ToolTipRole)
     settled = model.row_of("catastrophic.wrongful_cancel", "rules")
     assert model.data(model.index(settled, 2)) == "pass"
+
+
+def test_the_import_summary_names_unknown_tools(store):
+    from sage_desk.gui.imports.summary import summary_rows
+
+    summary = import_files(store, [DATA / "tau_bench_mini.json"], DOMAIN, "tau-bench")
+    rows = dict(summary_rows(summary, redact=False))
+    assert "3 tool names are not tools of domain tau_mini: book_reservation (1), think (1), transfer_to_human_agents (1)" \
+        in rows["Unknown tools"]
+    assert "every verdict of the 1 conversation(s) calling them is unscored" in rows["Unknown tools"]

@@ -61,6 +61,7 @@ class ImportSummary:
     unplaced: int = 0  # several paths fit: some verdicts need a slot
     unknown_tools: Counter[str] = field(default_factory=Counter)  # tool name -> calls, names the domain does not know
     domain: str = ""  # the domain's name (the --domain given may be a folder)
+    unknown_in: int = 0  # conversations calling a tool the domain does not know: every verdict unscored
     provisional: int = 0  # conversations with a verdict resting on the agent's own tag
 
 
@@ -294,7 +295,9 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
         summary.placed += case.expected.path != UNPLACED
         summary.unplaced += case.expected.path == UNPLACED
         verdicts = evaluate_case(case, bundle, conversation.events, conversation_id, sources)
-        summary.unknown_tools.update(unknown_tools(bundle, conversation.events))
+        unknown = unknown_tools(bundle, conversation.events)
+        summary.unknown_tools.update(unknown)
+        summary.unknown_in += bool(unknown)
         state = rules_state(verdicts)
         summary.provisional += "provisional" in (state or "")
         reward = conversation.metadata.get("tau_reward")

@@ -67,7 +67,8 @@ def summary_rows(summary: ImportSummary, redact: bool, files: int = 1) -> list[t
         names = ", ".join(f"{escape(n)} ({c})" for n, c in sorted(s.unknown_tools.items(), key=lambda kv: (-kv[1], kv[0])))
         rows.append(("Unknown tools", f"<span style='color:{FAIL}'>{len(s.unknown_tools)} tool name"
                                       f"{'s are not tools' if len(s.unknown_tools) != 1 else ' is not a tool'} of domain "
-                                      f"{escape(s.domain)}: {names}</span>; verdicts on what those calls did are unscored"))
+                                      f"{escape(s.domain)}: {names}</span>; every verdict of the {s.unknown_in} conversation(s) "
+                                      "calling them is unscored"))
     if s.provisional:
         rows.append(("Provisional", f"{s.provisional}: some verdicts rest only on the agent's own tag, shown apart until "
                                     "you set the slot"))
