@@ -35,7 +35,7 @@ from sage_desk.core.yamlsafe import Located, load_file, read_text
 
 ARG_NAMES = ("slots", "facts")
 """Names graph argument expressions may use besides the domain's context rows."""
-UNSAFE_NAMES = ("row", "args", "result", "facts", "slots", "done", "now")
+UNSAFE_NAMES = ("row", "before", "args", "result", "facts", "slots", "done", "now")
 """Names an unsafe act's `when` may use besides the domain's context rows (rules/acts.py says what each holds)."""
 CLOCK = "now"
 """The policy's current time (domain.yaml `clock:`), for system variables and unsafe acts."""

@@ -225,13 +225,14 @@ class _WorldReplay:
 
     def names(self, case: Case, call: ToolCall) -> dict[str, Any]:
         """What an unsafe act's `when` reads (domain.yaml): `row` the record as it was just before the call
-        (else as the write returned it), `args`, `result` what the write returned, the context rows
+        (else as the write returned it), `before` the record as read (None when it never was), `args`, `result`
+        what the write returned, the context rows
         (`reservation`, `user` ...) as they were, `facts` and `slots` the case's, `done` the writes that
         took effect before, `now` the policy's clock."""
         before = self.row_before(call)
         result = call.result if isinstance(call.result, dict) else None
         rows = self.bundle.context_rows(case.grounding, self.world)
-        return {**rows, "row": before if before is not None else result, "args": call.arguments, "result": result,
+        return {**rows, "row": before if before is not None else result, "before": before, "args": call.arguments, "result": result,
                 "facts": case.facts, "slots": case.truth, "done": list(self.done), "now": self.bundle.domain.clock}
 
 

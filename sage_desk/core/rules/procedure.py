@@ -67,7 +67,8 @@ def values_at(data: Any, path: str) -> list[Any]:
 
 
 def _fold(text: str) -> str:
-    return re.sub(r"[^a-z0-9.]+", " ", text.lower()).strip()
+    """Lower case, punctuation to spaces; a dot only kept inside a number (12.50)."""
+    return re.sub(r"[^a-z0-9.]+|(?<!\d)\.|\.(?!\d)", " ", text.lower()).strip()
 
 
 def named(value: Any, text: str) -> bool:
