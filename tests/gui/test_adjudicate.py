@@ -143,3 +143,39 @@ def test_a_refused_adjudication_keeps_the_dialog_open_and_saves_nothing(qtbot, t
     assert [o for o in store.overrides() if o.kind == "adjudication"] == []
     assert unresolved(tab) == "5"
     dialog.reject()
+
+
+def test_the_conversation_shows_beside_whole_labels_and_reasons_and_fits_a_laptop(qtbot, tab, store, home):
+    """Issue 35: adjudication was blind (no conversation) and cut names; at 1280x720 it fits, nothing cut."""
+    from PySide6.QtCore import QRect
+
+    from sage_desk.gui.common.geometry import cut_off_widgets, fits, keep_on_screen
+
+    long_reason = "the agent apologised in its second reply, but only after the refund was refused, " * 3
+    store.add_overrides([NewOverride("r-team-c16", CRITERION, JUDGE, human_passed=True,
+                                     author="ana.sample.reviewer@northline.example", reason=long_reason.strip())])
+    from sage_desk.core.events import AgentMessage, CustomerMessage, ToolCall
+
+    store.append_many("r-team-c16", [
+        CustomerMessage(seq=0, turn=1, text="My suitcase arrived with a broken wheel."),
+        ToolCall(seq=1, turn=1, name="lookup_order", arguments={"order_id": "NL-1"}, kind="read", call_id="c1"),
+        AgentMessage(seq=2, turn=1, text="I am sorry to hear that; I cannot send a new one today.")])
+    tab.show_run(store, "r-team")
+    row = tab.select_disagreement("r-team-c16", CRITERION)
+    with qtbot.waitSignal(tab.open_conversation) as opened:
+        qtbot.mouseClick(tab.open_button, Qt.MouseButton.LeftButton)
+    assert opened.args == ["r-team-c16"]
+    dialog = tab.adjudicate(row)
+    text = dialog.conversation.transcript.toPlainText()
+    assert "broken wheel" in text and "cannot send a new one" in text  # the turns
+    assert dialog.conversation.timeline.topLevelItem(0).text(1).endswith("lookup_order")  # the tool calls
+    shown = {dialog.table.item(r, 0).text(): dialog.table.item(r, 2).text() for r in range(dialog.table.rowCount())}
+    assert shown["ana.sample.reviewer@northline.example"] == long_reason.strip()  # whole, wrapped, not cut
+    laptop = QRect(0, 0, 1280, 720)
+    keep_on_screen(dialog, laptop)
+    qtbot.wait(20)
+    assert fits(dialog, laptop) and cut_off_widgets(dialog) == []
+    header = dialog.table.horizontalHeader()
+    name_width = dialog.table.fontMetrics().horizontalAdvance("ana.sample.reviewer@northline.example")
+    assert header.sectionSize(0) >= name_width  # the name column shows the whole name
+    dialog.reject()

@@ -1,4 +1,5 @@
-"""Adjudicate a disagreement between reviewers: each one's label and reason, then the final word.
+"""Adjudicate a disagreement between reviewers: the conversation beside each one's label and whole
+reason, then the final word.
 
 What `sage-desk adjudicate --conversation C --criterion K --value V --reason TEXT` does, from the
 Calibration screen's "Between reviewers" tab: an *adjudication* override (append-only) against
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QRadioButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -120,13 +122,26 @@ class AdjudicateDialog(QDialog):
         form.addRow("Final label:", value)
         form.addRow("Reason:", self.reason)
         form.addRow("Adjudicator:", self.author)
+        decide = QWidget()
+        right = QVBoxLayout(decide)
+        right.setContentsMargins(8, 0, 0, 0)
+        right.addWidget(head)
+        right.addWidget(self.table, 1)
+        right.addLayout(form)
+        right.addWidget(self.problem)
+        # the conversation beside the labels: an adjudicator reads what was said and done before deciding
+        self.conversation = ConversationPreview(self.store, d.conversation_id)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.setObjectName("adjudicateSplit")
+        self.split.addWidget(self.conversation)
+        self.split.addWidget(decide)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
-        layout.addWidget(head)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(form)
-        layout.addWidget(self.problem)
+        layout.addWidget(self.split, 1)
         layout.addWidget(self.buttons)
-        self.setMinimumWidth(560)
+        self.resize(1180, 660)  # the screen fitter shrinks it on a smaller screen
 
     def _labels_table(self) -> QTableWidget:
         table = QTableWidget(len(self.labels), 3)
@@ -135,8 +150,13 @@ class AdjudicateDialog(QDialog):
         table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         table.verticalHeader().hide()
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # a handful of rows
-        table.horizontalHeader().setStretchLastSection(True)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)  # names whole, never cut
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # the reason, wrapped whole
+        table.setWordWrap(True)
+        table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         for row, (who, label) in enumerate(sorted(self.labels.items())):
             passed = self.disagreement.labels.get(who)
             score = f"{label.human_score:.2f} · " if label.human_score is not None else ""
@@ -145,7 +165,6 @@ class AdjudicateDialog(QDialog):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 table.setItem(row, column, item)
-        table.setMaximumHeight(60 + 26 * max(len(self.labels), 2))
         return table
 
     def final(self) -> tuple[bool | None, float | None]:
@@ -188,6 +207,36 @@ class AdjudicateDialog(QDialog):
             self.problem.setText(f"Not saved: {exc}")
             return
         self.accept()
+
+
+class ConversationPreview(QWidget):
+    """A conversation's turns over its tool calls, read-only, for deciding a label beside it."""
+
+    def __init__(self, store: Store, conversation_id: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        from sage_desk.core.events import ToolCall
+        from sage_desk.gui.review.transcript import TimelineView, TranscriptView
+
+        record = store.conversation(conversation_id)
+        events = store.events(conversation_id)
+        kinds = {e.name: e.kind for e in events if isinstance(e, ToolCall) and e.kind}
+        title = QLabel(f"<b>{record.case_id}</b> · {record.agent} · repeat {record.repeat} · "
+                       f"<span style='color:#64748b'>{conversation_id}</span>")
+        title.setWordWrap(True)
+        self.transcript = TranscriptView()
+        self.timeline = TimelineView()
+        self.timeline.event_selected.connect(self.transcript.highlight)
+        self.transcript.show_events(events, kinds)
+        self.timeline.show_events(events, kinds)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.transcript)
+        split.addWidget(self.timeline)
+        split.setSizes([420, 160])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(title)
+        layout.addWidget(split, 1)
+        self.setMinimumWidth(320)
 
 
 def open_dialog(store: Store, disagreement: Disagreement, parent: QWidget | None = None) -> AdjudicateDialog:

@@ -70,6 +70,7 @@ class ReviewerAgreementTab(QWidget):
     """Agreement between human reviewers on the chosen run; disagreements adjudicated from here."""
 
     adjudicated = Signal(str)  # the run whose labels an adjudication changed
+    open_conversation = Signal(str)  # "show this conversation in Review"
 
     def __init__(self, parent: Any = None):
         super().__init__(parent)
@@ -87,9 +88,14 @@ class ReviewerAgreementTab(QWidget):
         self.adjudicate_button.setToolTip("Record the final label of the chosen disagreement, with a reason "
                                           "(as `sage-desk adjudicate`); double-clicking a row does the same")
         self.adjudicate_button.clicked.connect(lambda: self.adjudicate())
+        self.open_button = QPushButton("Open Conversation")
+        self.open_button.setToolTip("Show the chosen disagreement's conversation in Review: its turns, tool calls "
+                                    "and verdicts (the Adjudicate dialog shows it beside the labels too)")
+        self.open_button.clicked.connect(self._open)
         actions = QHBoxLayout()
         actions.addWidget(QLabel("Where reviewers disagree:"))
         actions.addStretch(1)
+        actions.addWidget(self.open_button)
         actions.addWidget(self.adjudicate_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 6, 4, 4)
@@ -106,6 +112,9 @@ class ReviewerAgreementTab(QWidget):
         rows = [c for c in result.criteria if c.n] if result else []
         self.criteria.set_rows(rows)
         self.disagreements.set_rows(result.disagreements() if result else [])
+        header = self.disagreement_view.horizontalHeader()
+        for column in range(header.count() - 1):  # names and labels whole (they were cut: "ana.sample …")
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         if not rows:
             self.summary.setText("No item has labels from two reviewers yet. A review queue with two reviews "
                                  "per item (`sage-desk queue create NAME --reviews 2`) arranges it.")
@@ -143,12 +152,18 @@ class ReviewerAgreementTab(QWidget):
         if self.run_id:
             self.adjudicated.emit(self.run_id)
 
+    def _open(self) -> None:
+        row = self.disagreement_view.selectionModel().currentIndex().row()
+        if 0 <= row < len(self.disagreements.rows):
+            self.open_conversation.emit(self.disagreements.rows[row].conversation_id)
+
     def _forget_dialog(self) -> None:
         self.dialog = None
 
     def _enable(self) -> None:
         current: QModelIndex = self.disagreement_view.selectionModel().currentIndex()
         self.adjudicate_button.setEnabled(self.store is not None and current.isValid())
+        self.open_button.setEnabled(self.store is not None and current.isValid())
 
 
 def _view(model: Any) -> QTableView:

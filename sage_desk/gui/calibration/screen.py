@@ -236,6 +236,7 @@ class CalibrationScreen(StoreScreen, QWidget):
         self.all_criteria.toggled.connect(self._fill_disagreements)
         self.disagreement_view.activated.connect(self._open_conversation)
         self.between_reviewers.adjudicated.connect(self.workspace.verdicts_changed)  # labels changed: every screen
+        self.between_reviewers.open_conversation.connect(self.workspace.open_conversation_requested)
         self.panel.calibrate_requested.connect(self.start_calibration)
         self.panel.start_enabled.connect(self._sync_calibrate_action)
         self.panel.cancel_requested.connect(self.cancel_calibration)
