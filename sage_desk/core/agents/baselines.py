@@ -65,12 +65,12 @@ class OracleAgent:
             return AgentAction(tool_calls=[self._call(TAG, tag), *calls])  # classified before acting
         says = [a.say for a in case.expected.actions if a.say]
         name = case.persona.name.split()[0]
-        text = " ".join([f"Hi {name},", *[f"{s}." for s in says], *_told(view), "Thank you for contacting Northline support." if domain.name == "northline" else "Thank you for getting in touch."])
+        text = " ".join([f"Hi {name},", *[f"{s}." for s in says], *told_values(view), "Thank you for contacting Northline support." if domain.name == "northline" else "Thank you for getting in touch."])
         reason = case.escalation_reason or "the policy requires a human for this request"
         return AgentAction(text=text, tool_calls=[_ending(self._call, case.expected.outcome, f"path {case.expected.path}", reason)])
 
 
-def _told(view: ConversationView) -> list[str]:
+def told_values(view: ConversationView) -> list[str]:
     """The values the path's `tell:` steps ask for, as the agent's reads returned them ("status: shipped.")."""
     records = [e.result for e in view.events if e.type == "tool_call" and isinstance(getattr(e, "result", None), dict)]
     out = []

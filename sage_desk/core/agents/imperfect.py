@@ -36,7 +36,7 @@ from typing import Any
 
 from sage_desk.core.agents import imperfect_words as words
 from sage_desk.core.agents.base import AgentAction, AgentNameError, ConversationView, baseline
-from sage_desk.core.agents.baselines import Calls, grounding_reads
+from sage_desk.core.agents.baselines import Calls, grounding_reads, told_values
 from sage_desk.core.cases.model import Bucket, Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind
@@ -264,7 +264,8 @@ class ImperfectAgent:
         plan = self.plan
         self._stage += 1
         if self._stage == 1:
-            return AgentAction(tool_calls=[*(self._call(t, a) for t, a in plan.calls), self._call(TAG, plan.tag)])
+            # classified before acting (classification.timing), as the policies ask; the tag may still be wrong
+            return AgentAction(tool_calls=[self._call(TAG, plan.tag), *(self._call(t, a) for t, a in plan.calls)])
         if self._stage == 2:
             return self._first_reply(view, plan)
         if self._stage == 3 and plan.believed:
@@ -283,6 +284,7 @@ class ImperfectAgent:
         calls = words.turn_calls(view.events)
         tools = view.bundle.domain.tools
         parts += words.findings(calls, {n: s.table for n, s in tools.items()}, {n: s.key for n, s in tools.items()})
+        parts += told_values(view)  # what the path's `tell:` steps ask for, from the reads it did (none skipped: none told)
         parts += self._writes_said(view, calls)
         if plan.ending == "escalated":
             parts.append(words.pick(rng, words.HANDOVERS, **names))

@@ -101,15 +101,17 @@ def _failed(verdicts) -> set[str]:
     return {v.criterion for v in verdicts if v.passed is False}
 
 
-def _expected_failures(plan, case) -> list[str]:
-    """Verdict criteria (or prefixes) that must fail given what the agent meant to do."""
+def _expected_failures(plan, case) -> list[str | tuple[str, ...]]:
+    """Verdict criteria (or prefixes, or a tuple of alternative prefixes) that must fail given what the agent meant to do."""
     must = []
     if plan.misclassified:
         must.append(f"classification.{plan.misclassified}")
     if plan.mistake in ("acted_before_checking", "skipped_check", "wrong_write"):
         must.append("path.action_accuracy")
     if plan.mistake == "wrong_write":
-        must.append("path.unexpected.")
+        # a wrong write that took effect is unexpected; one the tool's guard refused counts only under
+        # its unsafe kind (docs/metrics.md, outcome in substance)
+        must.append(("path.unexpected.", "catastrophic."))
     if plan.mistake == "missed_handover":
         must.append("escalation.required")
     if plan.mistake == "over_escalation":
@@ -142,7 +144,7 @@ def test_every_mistake_is_an_act_the_rules_read(tmp_path, domain):
         seen.update(plan.behaviour or ["none"])
         assert convo.termination in ("closed", "handed_over"), f"{case.id}: ended {convo.termination} with the scripted customer"
         for criterion in _expected_failures(plan, case):
-            assert any(f.startswith(criterion) for f in failed), f"{case.id} {plan.behaviour}: {criterion} did not fail ({failed})"
+            assert any(f.startswith(criterion) for f in failed), f"{case.id} {plan.behaviour}: {criterion} did not fail ({failed})"  # a tuple: any of them
         if not plan.behaviour:
             assert not failed, f"{case.id}: no mistake planned, yet {failed} failed"
     assert seen["none"] and len(seen) >= 4, seen
