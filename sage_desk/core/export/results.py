@@ -42,13 +42,14 @@ def result_records(store: Store, run_id: str, with_events: bool = False) -> Iter
         by_conversation[mark.conversation_id].append(mark)
     overridden = {(o.conversation_id, o.criterion, o.source) for o in store.overrides(run_id=run_id)}
     conversations = store.conversations(run_id=run_id)
+    provisional = _provisional(store, conversations)
     cases = store.imported_cases(run_id) if with_events else {}
     for start in range(0, len(conversations), BATCH):
         batch = conversations[start:start + BATCH]
         events = store.events_many([c.id for c in batch])
         given = _as_given(store, [c.id for c in batch]) if with_events else {}
         for c in batch:
-            record = _record(c, events.get(c.id, []), by_conversation.get(c.id, []), overridden)
+            record = _record(c, events.get(c.id, []), by_conversation.get(c.id, []), overridden, provisional)
             if with_events:
                 record["events"] = [event_to_dict(e) for e in events.get(c.id, [])]
                 # What `import --format events` needs to give the conversation back exactly: its case as an
@@ -69,7 +70,15 @@ def _as_given(store: Store, conversation_ids: list[str]) -> dict[str, list[dict[
     return out
 
 
-def _record(c: Any, events: list[Any], marks: list[Any], overridden: set[tuple[str, str, str]]) -> dict[str, Any]:
+def _provisional(store: Store, conversations: list[Any]) -> set[tuple[str, str]]:
+    """(conversation, criterion) of rule verdicts resting only on the agent's own tag; read only for
+    the imported conversations whose rules are marked provisional (few, and none in a simulated run)."""
+    return {(c.id, v.criterion) for c in conversations if "provisional" in (c.rules_state or "")
+            for v in store.verdicts(c.id, source="rules") if v.details.get("provisional")}
+
+
+def _record(c: Any, events: list[Any], marks: list[Any], overridden: set[tuple[str, str, str]],
+            provisional: set[tuple[str, str]] | None = None) -> dict[str, Any]:
     errored = c.status.value == "errored"
     rules = {m.criterion: Mark(m.passed, m.score) for m in marks if m.source == "rules" and not m.unscored}
     result = ConversationResult(id=c.id, agent=c.agent, domain=c.domain, case_id=c.case_id, repeat=c.repeat,
@@ -86,7 +95,9 @@ def _record(c: Any, events: list[Any], marks: list[Any], overridden: set[tuple[s
         "trap_failed": bool(unsafe) if finished and c.bucket == "adversarial" else None,
         "tau_reward": c.tau_reward, "rules_state": c.rules_state,
         "verdicts": [{"criterion": m.criterion, "source": m.source, "passed": m.passed, "score": m.score,
-                      "unscored": m.unscored, "overridden": (c.id, m.criterion, m.source) in overridden}
+                      "unscored": m.unscored, "overridden": (c.id, m.criterion, m.source) in overridden,
+                      "provisional": m.source == "rules" and (c.id, m.criterion) in (provisional or ())
+                      and (c.id, m.criterion, m.source) not in overridden}
                      for m in marks],
     }
 

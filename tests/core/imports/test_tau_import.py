@@ -274,6 +274,9 @@ def test_verdicts_resting_on_the_agents_own_tag_are_provisional(db: str, capsys)
     assert cancel.rules_state == "unscored"
     code, out, _ = cli(capsys, "report", "--db", db)
     assert "counted apart: 1 imported conversation(s) with provisional verdicts" in " ".join(out.split())
+    exported = records(capsys, db)["tagged-status"]
+    assert verdict(exported, "path.action_accuracy")["provisional"] is True
+    assert verdict(exported, "catastrophic.wrongful_cancel")["provisional"] is False
     code, out, _ = cli(capsys, "show", status.id, "--db", db)
     assert "rules not settled: unscored and provisional" in out.splitlines()[0]
     assert any(line.startswith("PASS?") and "path.action_accuracy" in line for line in out.splitlines())
