@@ -6,7 +6,7 @@ import socket
 import subprocess
 import sys
 
-from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 
 from sage_desk.core.engine.runner import Runner, RunSpec
 from sage_desk.core.store import Store
@@ -38,6 +38,10 @@ def test_resume_is_refused_while_another_process_plays_the_run(qtbot, tmp_path) 
         screen.refresh()
         screen.select_run(run_id)
         playing = f"process {other.pid} on host {socket.gethostname()} since"
+        row = screen.model.row_of(run_id)
+        status = screen.model.index(row, screen.model.columnCount() - 1)
+        assert status.data() == "running elsewhere"  # not "interrupted · resumable": somebody is playing it
+        assert f"played by {playing}" in status.data(Qt.ItemDataRole.ToolTipRole)
         assert not screen.resume_button.isEnabled()
         assert playing in screen.resume_button.toolTip()
         assert screen.resume(run_id) is None and screen.run_thread is None  # nothing started
@@ -54,5 +58,7 @@ def test_resume_is_refused_while_another_process_plays_the_run(qtbot, tmp_path) 
     screen2.refresh()
     screen2.select_run(run_id)
     assert screen2.resume_button.isEnabled()
+    status = screen2.model.index(screen2.model.row_of(run_id), screen2.model.columnCount() - 1)
+    assert status.data() == "interrupted · resumable"
     screen2.shutdown()
     store.close()

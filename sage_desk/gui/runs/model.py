@@ -47,12 +47,15 @@ class RunsModel(QAbstractTableModel):
         super().__init__(parent)
         self.runs: list[Any] = []
         self.live: str | None = None
+        self.elsewhere: dict[str, list[Any]] = {}  # run id -> the live processes playing it, not this window
 
-    def set_runs(self, runs: list[Any], live: str | None = None) -> None:
-        """Show these runs (newest first) with `live` marked as running."""
+    def set_runs(self, runs: list[Any], live: str | None = None, elsewhere: dict[str, list[Any]] | None = None) -> None:
+        """Show these runs (newest first) with `live` marked as running, and those other processes play
+        (`elsewhere`: run id -> their owners, store/owners.py) as running there."""
         self.beginResetModel()
         self.runs = sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
         self.live = live
+        self.elsewhere = {k: v for k, v in (elsewhere or {}).items() if k != live and v}
         self.endResetModel()
 
     def run_at(self, row: int) -> Any:
@@ -79,12 +82,16 @@ class RunsModel(QAbstractTableModel):
             return None
         run = self.runs[index.row()]
         live = run.id == self.live
+        playing = self.elsewhere.get(run.id, [])
         if role == Qt.ItemDataRole.DisplayRole:
+            if playing and index.column() == len(COLUMNS) - 1:
+                return "running elsewhere" if len(playing) == 1 else f"running in {len(playing)} processes"
             return self._text(run, index.column(), live)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(run, live)
+            who = [f"played by {o.describe()}" for o in playing]
+            return "\n".join([self._tooltip(run, live or bool(playing)), *who])
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == len(COLUMNS) - 1:
-            if live:
+            if live or playing:
                 return QBrush(LIVE_COLOUR)
             if is_resumable(run):
                 return QBrush(RESUMABLE_COLOUR)

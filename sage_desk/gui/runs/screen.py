@@ -218,7 +218,7 @@ class RunsScreen(QWidget):
             return
         self._stale = False
         chosen = self.selected_run_id()
-        self.model.set_runs(runs, live=self.live_run_id())
+        self.model.set_runs(runs, live=self.live_run_id(), elsewhere=self._playing(runs))
         row = self.model.row_of(chosen) if chosen else -1
         if row >= 0:
             self.table.selectRow(row)
@@ -259,6 +259,13 @@ class RunsScreen(QWidget):
         self.resume_button.setToolTip(
             "Finish this run: play its unfinished conversations (like sage-desk run --resume)" if resumable
             else playing or "Pick an unfinished run to resume it")
+
+    def _playing(self, runs: list[Any]) -> dict[str, list[Any]]:
+        """The live processes playing each unfinished run (other windows, terminals, machines)."""
+        try:
+            return {r.id: self.store().run_owners(r.id) for r in runs if r.status.value in ("running", "interrupted")}
+        except SageError:
+            return {}
 
     def _played_elsewhere(self, run_id: str) -> str:
         """"Being played by process P on host H since T" when another live process plays the run, else ""."""
