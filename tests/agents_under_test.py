@@ -144,6 +144,7 @@ class AgentServer:
         self._ready.set()
         self._loop.run_forever()
         self._loop.run_until_complete(self._runner.cleanup())
+        self._loop.close()
 
     def __enter__(self) -> AgentServer:
         self._thread.start()

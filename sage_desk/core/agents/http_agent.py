@@ -20,6 +20,8 @@ import asyncio
 import os
 import random
 import re
+import weakref
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from sage_desk.core import jsonbound
@@ -124,11 +126,11 @@ class HttpAgent:
     async def _post_once(self, body: dict[str, Any], headers: dict[str, str], secrets: list[str | None]) -> Any:
         import aiohttp
 
+        session = await _session()
         try:
-            async with (
-                aiohttp.ClientSession() as session,
-                session.post(self.url, json=body, headers=headers, timeout=aiohttp.ClientTimeout(total=self.timeout)) as response,
-            ):
+            async with session.post(
+                self.url, json=body, headers=headers, timeout=aiohttp.ClientTimeout(total=self.timeout)
+            ) as response:
                 status = response.status
                 raw = await _read_capped(response)
         except TimeoutError:
@@ -152,6 +154,31 @@ class HttpAgent:
             raise AgentError(self.name, f"its reply {problem} (HTTP {status}): {_snippet(raw)}") from None
         except UnicodeDecodeError:
             raise AgentError(self.name, f"its reply is not UTF-8 text (HTTP {status}): {_snippet(raw)}") from None
+
+
+_SESSIONS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+_CLOSERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncIterator[None]] = weakref.WeakKeyDictionary()
+
+
+async def _session() -> Any:
+    """One pooled client per event loop: connections (and TLS sessions) kept alive across calls and
+    conversations, closed when the loop shuts its async generators down (as core/llm/endpoint.py does)."""
+    import aiohttp
+
+    loop = asyncio.get_running_loop()
+    session = _SESSIONS.get(loop)
+    if session is None or session.closed:
+        session = _SESSIONS[loop] = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+        closer = _CLOSERS[loop] = _closer(session)
+        await anext(closer)
+    return session
+
+
+async def _closer(session: Any) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        await session.close()
 
 
 class _Transient(Exception):
