@@ -126,7 +126,7 @@ class HttpAgent:
     async def _post_once(self, body: dict[str, Any], headers: dict[str, str], secrets: list[str | None]) -> Any:
         import aiohttp
 
-        session = await _session()
+        session = await pooled_session()
         try:
             async with session.post(
                 self.url, json=body, headers=headers, timeout=aiohttp.ClientTimeout(total=self.timeout)
@@ -160,7 +160,7 @@ _SESSIONS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.W
 _CLOSERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncIterator[None]] = weakref.WeakKeyDictionary()
 
 
-async def _session() -> Any:
+async def pooled_session() -> Any:
     """One pooled client per event loop: connections (and TLS sessions) kept alive across calls and
     conversations, closed when the loop shuts its async generators down (as core/llm/endpoint.py does)."""
     import aiohttp

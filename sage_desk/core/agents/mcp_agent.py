@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from sage_desk.core.agents.base import AgentAction, ConversationView, DoneCall
-from sage_desk.core.agents.http_agent import HttpAgent, expand_headers
+from sage_desk.core.agents.http_agent import HttpAgent, expand_headers, pooled_session
 from sage_desk.core.agents.protocol import AgentError, AgentSettings, action_of_reply
 from sage_desk.core.llm.client import parse_tool_call
 
@@ -103,11 +103,9 @@ class McpAgent(HttpAgent):
     async def _tools_request(self, method: str, url: str, body: dict[str, Any] | None) -> Any:
         import aiohttp
 
+        session = await pooled_session()
         try:
-            async with (
-                aiohttp.ClientSession() as session,
-                session.request(method, url, json=body, timeout=aiohttp.ClientTimeout(total=30)) as response,
-            ):
+            async with session.request(method, url, json=body, timeout=aiohttp.ClientTimeout(total=30)) as response:
                 status, raw = response.status, await response.read()
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise AgentError(
