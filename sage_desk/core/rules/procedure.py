@@ -87,11 +87,25 @@ def named(value: Any, text: str) -> bool:
     return bool(digits) and all(d in folded for d in digits)
 
 
+ORIGINAL = re.compile(r"\b(original|same) (payment|form of payment|method|card)|\boriginal booking", re.IGNORECASE)
+
+
+def _original(value: Any, earlier: Sequence[Event]) -> bool:
+    """Whether `value` paid for a record the conversation read (its payment history's first payment), or no
+    record with a payment history was read (nothing to hold the words against)."""
+    firsts = [h[0].get("payment_id") for e in earlier if isinstance(e, ToolCall) and isinstance(e.result, dict)
+              and isinstance(h := e.result.get("payment_history"), list) and h and isinstance(h[0], dict)]
+    return not firsts or value in firsts
+
+
 def named_payment(value: Any, text: str, earlier: Sequence[Event] = ()) -> bool:
-    """A payment method is named by its id's number, as "the original payment method" (a refund's way back), or,
+    """A payment method is named by its id's number, as "the original (or same) payment method" when it is the one that
+    paid a record the conversation read, or,
     where a profile the conversation read holds it, by its card's last four digits or by its kind ("gift card")
     when the profile has no other of that kind."""
-    if named(value, text) or "original payment" in _fold(text):
+    if named(value, text):
+        return True
+    if ORIGINAL.search(text) and _original(value, earlier):
         return True
     methods: dict[str, Any] = {}
     for e in earlier:
