@@ -68,3 +68,42 @@ def test_a_chosen_path_stands_out_and_comes_into_view(qtbot, northline):
     assert sum(item.dimmed for item in editor.scene.nodes.values()) == len(editor.scene.nodes) - len(set(path))
     assert editor.view.zoom() >= READABLE_ZOOM  # readable, not the whole graph at Fit
     assert visible_rect(editor).intersects(editor.scene.nodes[path[2]].sceneBoundingRect())
+
+
+def test_at_fit_on_a_laptop_every_node_shows_its_title(qtbot, northline):
+    """Issue 35: Northline at Fit on a 1280x720 laptop was coloured blocks with no labels. At Fit each node
+    now draws a short title about TITLE_PX high on screen: dark text pixels inside every node's box."""
+    from PySide6.QtGui import QColor
+
+    from sage_desk.gui.common.graph.items import LOD_TEXT, TEXT
+
+    northline.resize(1220, 620)  # what the editor gets in a 1280x720 window
+    northline.view.fit()
+    qtbot.wait(20)
+    assert northline.view.zoom() > LOD_TEXT
+    image = northline.view.viewport().grab().toImage()
+    dark = QColor(TEXT)
+    for node_id, item in northline.scene.nodes.items():
+        box = northline.view.mapFromScene(item.mapToScene(item.body_rect()).boundingRect()).boundingRect()
+        box = box.intersected(image.rect())
+        inked = sum(1 for x in range(box.left(), box.right()) for y in range(box.top(), box.bottom())
+                    if QColor(image.pixel(x, y)).lightness() < dark.lightness() + 40)
+        assert inked >= 6, node_id  # some letters, not a plain block
+
+
+def test_the_minimap_sits_beside_the_canvas_never_over_it(qtbot, northline):
+    minimap, viewport = northline.view.minimap, northline.view.viewport()
+    assert minimap.isVisible() and minimap.parent() is not northline.view
+    on_screen = minimap.rect().translated(minimap.mapToGlobal(QPoint(0, 0)))
+    canvas = viewport.rect().translated(viewport.mapToGlobal(QPoint(0, 0)))
+    assert not on_screen.intersects(canvas)
+
+
+def test_undo_and_redo_keep_their_names_so_the_toolbar_never_shifts(qtbot, northline):
+    undo, redo = northline.actions_by_name["undo"], northline.actions_by_name["redo"]
+    assert (undo.text(), undo.isEnabled()) == ("Undo", False)
+    northline.scene.select_only(["lookup"])
+    northline.delete_selection()
+    assert undo.text() == "Undo" and undo.isEnabled() and undo.toolTip().startswith("Undo ") and len(undo.toolTip()) > 5
+    undo.trigger()
+    assert redo.text() == "Redo" and redo.toolTip().startswith("Redo ") and len(redo.toolTip()) > 5

@@ -110,6 +110,8 @@ class SopEditor(QWidget):
         left_layout.addWidget(title)
         left_layout.addWidget(self.node_palette, 1)
         left_layout.addWidget(hint)
+        self.view.minimap.dock()  # beside the canvas, never over its nodes
+        left_layout.addWidget(self.view.minimap)
         # the inspector's form is taller than a laptop's screen leaves it: it scrolls instead of
         # setting the window's minimum height
         inspector = QScrollArea()
@@ -140,12 +142,31 @@ class SopEditor(QWidget):
         self.addAction(action)
         return action
 
+    def _on_undo_text(self, step: str) -> None:
+        self._name_step(self._step_actions["Undo"], "Undo", step)
+
+    def _on_redo_text(self, step: str) -> None:
+        self._name_step(self._step_actions["Redo"], "Redo", step)
+
+    @staticmethod
+    def _name_step(action: QAction, word: str, step: str) -> None:
+        action.setText(word)
+        action.setToolTip(f"{word} {step}" if step else f"Nothing to {word.lower()}")
+        action.setStatusTip(action.toolTip())
+
     def _build_actions(self) -> dict[str, QAction]:
         undo = self.undo_stack.createUndoAction(self, "Undo")
         undo.setShortcuts([QKeySequence("Ctrl+Z")])
         redo = self.undo_stack.createRedoAction(self, "Redo")
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         self.addActions([undo, redo])
+        # a constant name, the step in the tooltip: "Undo Move 3 nodes" widened the button and shifted the toolbar
+        self._step_actions = {"Undo": undo, "Redo": redo}
+        # bound methods, not lambdas: the connections go with the editor, before its actions are deleted
+        self.undo_stack.undoTextChanged.connect(self._on_undo_text)
+        self.undo_stack.redoTextChanged.connect(self._on_redo_text)
+        self._name_step(undo, "Undo", "")
+        self._name_step(redo, "Redo", "")
         return {
             "new": self._action("New Graph", self.new_file, ["Ctrl+N"], "Start an empty graph"),
             "open": self._action("Open…", self.open_dialog, ["Ctrl+O"], "Open a sop.yaml file"),

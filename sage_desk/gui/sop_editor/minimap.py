@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFrame, QGraphicsView
 
 SIZE = (176, 132)
 MARGIN = 10
+DOCKED_HEIGHT = 130
 OUTLINE = QColor("#7c3aed")
 
 
@@ -23,6 +24,7 @@ class Minimap(QGraphicsView):
         self.setObjectName("minimap")
         self.main = main
         self.setFixedSize(*SIZE)
+        self.docked = False
         self.setInteractive(False)
         self.setFrameShape(QFrame.Shape.Box)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -58,9 +60,26 @@ class Minimap(QGraphicsView):
         self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
         self.place()
 
+    def dock(self) -> None:
+        """Live in a panel's layout beside the canvas (the editor's palette column) instead of floating over
+        its corner, where it covered nodes (half the graph with the Source panel open); always shown there."""
+        self.docked = True
+        self.setMinimumSize(96, DOCKED_HEIGHT)
+        self.setMaximumSize(16_777_215, DOCKED_HEIGHT)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(event)
+        if self.docked:
+            self._refit_timer.start()
+
     def place(self) -> None:
-        """In the canvas's bottom-right corner, shown only while part of the graph is out of view."""
+        """In the canvas's bottom-right corner, shown only while part of the graph is out of view (docked: in
+        its panel, shown whenever there is a graph)."""
         if self.main.scene() is None:
+            return
+        if self.docked:
+            self.setVisible(not self.graph_rect().isEmpty())
+            self.viewport().update()
             return
         viewport = self.main.viewport()
         self.move(viewport.x() + viewport.width() - self.width() - MARGIN, viewport.y() + viewport.height() - self.height() - MARGIN)

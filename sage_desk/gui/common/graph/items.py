@@ -42,7 +42,11 @@ TEXT = QColor("#0f172a")
 SUBTEXT = QColor("#475569")
 PORT_RADIUS = 6.0
 HIGHLIGHT_MARGIN = 12.0  # how far a highlighted edge may be drawn beyond its line
-LOD_TEXT = 0.3  # below this zoom, nodes draw as plain shapes and edges lose their labels
+LOD_TEXT = 0.15  # below this zoom, nodes draw as plain shapes (a title would need more room than a row has)
+LOD_FULL_TEXT = 0.7  # below this, the 8.5 pt label would be under 8 px on screen: a short title is drawn instead
+LOD_EDGE_LABELS = 0.6  # below this, edge labels show only on a hovered, selected or highlighted edge
+TITLE_PX = 9.5  # the short title's height on screen, whatever the zoom (readable on a laptop at Fit)
+TITLE_WIDTH, TITLE_MAX_PX = 190.0, 42.0  # the short title may use its layout cell (200 wide), two lines at most
 
 
 def shape_path(kind: NodeKind, rect: QRectF) -> QPainterPath:
@@ -171,7 +175,9 @@ class NodeItem(QGraphicsObject):
         return math.hypot(delta.x(), delta.y()) <= PORT_RADIUS + 4
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
-        return self.body_rect().adjusted(-12, -14, 14, PORT_RADIUS + 6)
+        body = self.body_rect().adjusted(-12, -14, 14, PORT_RADIUS + 6)
+        title_h = 2 * TITLE_MAX_PX * 1.3  # the short title's room when zoomed out (two lines at their largest)
+        return body.united(QRectF(-TITLE_WIDTH / 2 - 4, -title_h / 2, TITLE_WIDTH + 8, title_h))
 
     def shape(self) -> QPainterPath:
         path = shape_path(self.node.kind, self.body_rect())
@@ -203,6 +209,11 @@ class NodeItem(QGraphicsObject):
         elif self.highlighted:
             border, width = HIGHLIGHT, 3.0
         paint_kind(painter, self.node.kind, rect, border, width)
+        if lod < LOD_FULL_TEXT:  # level of detail: the label alone, at a size read on screen
+            self._paint_short_title(painter, rect, lod)
+            if self.problems:
+                self._paint_badge(painter, rect)
+            return
         self._paint_text(painter, rect)
         if self._hover or self.isSelected():
             painter.setPen(QPen(QColor(KIND_STYLES[self.node.kind].border), 1.5))
@@ -237,6 +248,29 @@ class NodeItem(QGraphicsObject):
             sub = sub_metrics.elidedText(sub, Qt.TextElideMode.ElideRight, text_rect.width())
             painter.drawText(QRectF(text_rect.left(), top + len(lines) * line_h, text_rect.width(), sub_h),
                              Qt.AlignmentFlag.AlignCenter, sub)
+
+    def _paint_short_title(self, painter: QPainter, rect: QRectF, lod: float) -> None:
+        """The label in at most two lines about TITLE_PX high on screen, on a backing in the kind's colours;
+        it may be wider than the node, up to TITLE_WIDTH (the layout's cell), so a few words show, not letters."""
+        font = QFont(painter.font())
+        font.setBold(True)
+        font.setPixelSize(max(1, round(min(TITLE_PX / max(lod, 0.01), TITLE_MAX_PX))))
+        metrics = QFontMetricsF(font)
+        width = max(rect.width() - 8, TITLE_WIDTH)
+        lines = wrap_text(self.node.label or self.node.id, metrics, width, 2)
+        line_h = metrics.height()
+        block_w = max(metrics.horizontalAdvance(line) for line in lines) + 6
+        block = QRectF(-block_w / 2, rect.center().y() - line_h * len(lines) / 2, block_w, line_h * len(lines))
+        style = KIND_STYLES[self.node.kind]  # the backing in the kind's colours: kinds still tell apart
+        border = SELECTED if self.isSelected() else HIGHLIGHT if self.highlighted else QColor(style.border)
+        painter.setPen(QPen(border, max(1.0, 1.5 / max(lod, 0.01))))
+        painter.setBrush(QColor(style.fill))
+        painter.drawRoundedRect(block.adjusted(-2, -1, 2, 1), 4, 4)
+        painter.setFont(font)
+        painter.setPen(TEXT)
+        for number, line in enumerate(lines):
+            painter.drawText(QRectF(block.left(), block.top() + number * line_h, block.width(), line_h),
+                             Qt.AlignmentFlag.AlignCenter, line)
 
     def _paint_badge(self, painter: QPainter, rect: QRectF) -> None:
         centre = QPointF(rect.right() - (rect.width() * 0.22 if self.node.kind == NodeKind.DECISION else 2), rect.top() + 2)
@@ -280,7 +314,9 @@ class EdgeItem(QGraphicsPathItem):
         self.dimmed = False
         self._label_rect = QRectF()
         self._arrow = QPolygonF()
+        self._hover = False
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setAcceptHoverEvents(True)
         self.setZValue(0)
         source.edges.append(self)
         target.edges.append(self)
@@ -373,7 +409,10 @@ class EdgeItem(QGraphicsPathItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setOpacity(0.2 if self.dimmed else 1.0)
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        marked = self.isSelected() or self.highlighted or self._hover
+        # zoomed out, plain edges fade behind the titles; a marked one stays whole
+        painter.setOpacity(0.2 if self.dimmed else 1.0 if marked or lod >= LOD_FULL_TEXT else 0.55)
         colour = SELECTED if self.isSelected() else HIGHLIGHT if self.highlighted else QColor("#64748b")
         width = 1.5
         if self.isSelected() or self.highlighted:
@@ -384,13 +423,24 @@ class EdgeItem(QGraphicsPathItem):
         painter.drawPath(self.path())
         painter.setBrush(colour)
         painter.drawPolygon(self._arrow)
-        if not self._label_rect.isNull() and option.levelOfDetailFromTransform(painter.worldTransform()) >= LOD_TEXT:
+        if not self._label_rect.isNull() and (lod >= LOD_EDGE_LABELS or marked):  # labels on hover or zoomed in
             painter.setPen(QPen(colour, 1))
             painter.setBrush(QBrush(QColor("#ffffff")))
             painter.drawRoundedRect(self._label_rect, 6, 6)
             painter.setFont(_label_font())
             painter.setPen(TEXT)
             painter.drawText(self._label_rect, Qt.AlignmentFlag.AlignCenter, self.label())
+
+
+    def hoverEnterEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        self._hover = True  # its label shows, whatever the zoom
+        self.update()
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        self._hover = False
+        self.update()
+        super().hoverLeaveEvent(event)
 
 
 _LABEL_FONT: list[QFont] = []
