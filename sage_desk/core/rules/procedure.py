@@ -136,9 +136,9 @@ def _detail_values(detail: str, args: dict[str, Any], result: Any, kept: dict[st
         return values_at(args, detail)
     path = detail[len(NEW):]
     head = path.split(".", 1)[0]
-    old = kept.get(head) if isinstance(kept.get(head), list) else []
-    added = [x for x in (result or {}).get(head, []) if x not in old] if isinstance(result, dict) and \
-        isinstance(result.get(head), list) else []
+    was, now = kept.get(head), result.get(head) if isinstance(result, dict) else None
+    old: list[Any] = was if isinstance(was, list) else []
+    added = [x for x in now if x not in old] if isinstance(now, list) else []
     rest = path.split(".", 1)[1] if "." in path else ""
     values = [v for x in added for v in (values_at(x, rest) if rest else [x])]
     return [abs(v) if isinstance(v, int | float) and not isinstance(v, bool) else v for v in values]
