@@ -231,6 +231,7 @@ def _json_error(text: str) -> str | None:
     except ValueError:
         return None
     error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"]
+    message = error.get("message") if isinstance(error, dict) else None
+    if isinstance(message, str):
+        return message
     return error if isinstance(error, str) else None

@@ -44,7 +44,8 @@ def _pair_sum(values: Sequence[Any], interval: bool) -> float:
     n = len(values)
     if interval:
         total, squares = sum(values), sum(v * v for v in values)
-        return 2 * (n * squares - total * total)
+        distances: float = 2 * (n * squares - total * total)  # interval units hold numbers
+        return distances
     counts: dict[Hashable, int] = defaultdict(int)
     for v in values:
         counts[v] += 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from sage_desk.core.domain.model import Domain
 from sage_desk.core.domain.unsafe import FALSE_CLOSURE
 from sage_desk.core.errors import CaseError, InputError, Problem
 from sage_desk.core.sop.model import FieldSource
+from sage_desk.core.sop.paths import Path as GraphPath
 from sage_desk.core.sop.paths import enumerate_paths
 from sage_desk.core.yamlsafe import read_text
 
@@ -116,7 +117,7 @@ def validate_suite(entries: list[SuiteEntry], bundle: DomainBundle, file: str) -
     return problems
 
 
-def _check_grounding(case: Case, bundle: DomainBundle, bad) -> None:
+def _check_grounding(case: Case, bundle: DomainBundle, bad: Callable[[str], None]) -> None:
     context = case_context(bundle, case)
     for name, key in case.grounding.items():
         ctx = bundle.domain.context.get(name)
@@ -126,7 +127,7 @@ def _check_grounding(case: Case, bundle: DomainBundle, bad) -> None:
             bad(f"{name} {key!r} does not exist in the world ({ctx.table})")
 
 
-def _check_tactics(case: Case, bad) -> None:
+def _check_tactics(case: Case, bad: Callable[[str], None]) -> None:
     for tactic in case.tactics:
         try:
             get_tactic(tactic)
@@ -134,7 +135,8 @@ def _check_tactics(case: Case, bad) -> None:
             bad(str(exc))
 
 
-def _check_expected(case: Case, bundle: DomainBundle, path, paths, bad) -> None:
+def _check_expected(case: Case, bundle: DomainBundle, path: GraphPath, paths: list[GraphPath],
+                    bad: Callable[[str], None]) -> None:
     selected = select_path(paths, assignments_for(bundle, case))
     if selected is None:
         bad("its truth and world rows do not select exactly one path of the graph")

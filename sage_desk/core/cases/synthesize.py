@@ -356,7 +356,7 @@ def tempting_tool(bundle: DomainBundle, paths: list[Path], path: Path) -> str | 
     own = {a.get("tool") for a in path.actions}
     for i in reversed(decisions):
         prefix = path.nodes[: i + 1]
-        tools = [a["tool"] for p in paths if p.nodes[: i + 1] == prefix and p.id != path.id
+        tools: list[str] = [a["tool"] for p in paths if p.nodes[: i + 1] == prefix and p.id != path.id
                  for a in p.actions if a.get("tool") and a["tool"] not in own]
         ranked = [t for kind in (ToolKind.RECORD, ToolKind.WRITE) for t in tools
                   if t not in HELPDESK_TOOLS and t in bundle.domain.tools and bundle.domain.tools[t].kind == kind

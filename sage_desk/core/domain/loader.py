@@ -168,6 +168,8 @@ def _load(folder: Path, given_graph: Graph | None = None) -> tuple[DomainBundle 
     problems += [located.problem((key,), f"{key}: {why}") for key, why in unsafe.items()]
     if "sop" in unsafe:
         return None, problems
+    graph: Graph | None
+    graph_problems: list[Problem]
     if given_graph is not None:
         graph, graph_located, graph_problems = given_graph, None, []
     else:

@@ -44,7 +44,7 @@ def _secret_option(name: str) -> bool:
 
 
 def _graph_content(graph: Any) -> dict[str, Any]:
-    data = graph.model_dump(mode="json")
+    data: dict[str, Any] = graph.model_dump(mode="json")
     for node in data.get("nodes", []):
         node.pop("pos", None)
     return data

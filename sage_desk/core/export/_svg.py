@@ -93,7 +93,7 @@ def _attr(value: object) -> str:
 def nice_ceiling(value: float, minimum: float) -> float:
     """The smallest 1/2/2.5/5 x 10^k at or above `value` (and at least `minimum`), for axis ends."""
     value = max(value, minimum)
-    power = 10 ** math.floor(math.log10(value))
+    power: float = 10 ** math.floor(math.log10(value))  # an int for k >= 0, as before
     return next(step * power for step in (1, 2, 2.5, 5, 10) if step * power >= value - 1e-12)
 
 

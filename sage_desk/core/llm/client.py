@@ -300,7 +300,7 @@ class LlmClient:
 
     def backoff_delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds before retry `attempt + 1`: exponential, capped, with jitter in its upper half."""
-        ceiling = min(self.backoff_max, self.backoff_base * 2**attempt)
+        ceiling: float = min(self.backoff_max, self.backoff_base * 2**attempt)
         delay = ceiling / 2 + self._rng.uniform(0, ceiling / 2)
         return min(self.backoff_max, max(delay, retry_after or 0.0))
 

@@ -161,7 +161,7 @@ class Endpoints:
         if status >= 400:
             raise EndpointError(f"HTTP {status} from {base}: {_error_text(raw)}", status, response_headers)
         try:
-            data = json.loads(raw)
+            data: dict[str, Any] = json.loads(raw)  # checked to be an object with choices just below
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise EndpointBadReply(f"{base} answered HTTP {status} with a body that is not JSON: {raw[:200]!r}") from None
         choices = data.get("choices") if isinstance(data, dict) else None

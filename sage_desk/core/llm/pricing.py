@@ -106,7 +106,8 @@ def _price_map() -> dict[str, Any]:
         spec = importlib.util.find_spec("litellm")  # finds the package without importing (running) it
         folders = list(spec.submodule_search_locations or []) if spec is not None else []
         try:
-            return json.loads((Path(folders[0]) / PRICE_MAP_FILE).read_bytes())
+            prices: dict[str, Any] = json.loads((Path(folders[0]) / PRICE_MAP_FILE).read_bytes())
+            return prices
         except (IndexError, OSError, ValueError):
             from sage_desk.core.llm.client import load_litellm  # a litellm that moved the file: ask it
 

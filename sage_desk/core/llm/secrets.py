@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from types import ModuleType
 
 from sage_desk.core.errors import SageError
 
@@ -93,7 +94,7 @@ _lock = threading.Lock()
 _cache: dict[tuple[object, str], str | None] = {}  # (backend, env var) -> key, so model calls skip D-Bus
 
 
-def _keyring():  # the keyring module, imported when first needed (it probes backends)
+def _keyring() -> ModuleType:  # the keyring module, imported when first needed (it probes backends)
     import keyring
 
     return keyring

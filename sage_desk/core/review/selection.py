@@ -25,6 +25,7 @@ from sage_desk.core.store.errors import StoreError
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
+    from sage_desk.core.store.records import StoredVerdict
 
 ORDERS = ("listed", "random", "disagree", "uncertain")
 JUDGE_VS_RULES = {"judge.resolution_quality": "outcome", "judge.policy_adherence": "path.action_accuracy",
@@ -80,7 +81,7 @@ def select_conversations(store: Store, selection: Selection) -> list[str]:
     return ids
 
 
-def _disagreements(verdicts: Sequence[Any]) -> dict[str, int]:
+def _disagreements(verdicts: Sequence[StoredVerdict]) -> dict[str, int]:
     rules: dict[tuple[str, str], bool] = {}
     judged: list[Any] = []
     for v in verdicts:
@@ -96,13 +97,13 @@ def _disagreements(verdicts: Sequence[Any]) -> dict[str, int]:
     return out
 
 
-def _passed(v: Any) -> bool | None:
+def _passed(v: StoredVerdict) -> bool | None:
     if v.passed is not None:
         return bool(v.passed)
     return None if v.score is None else v.score >= PASS_THRESHOLD
 
 
-def _confidence(verdicts: Sequence[Any]) -> dict[str, float]:
+def _confidence(verdicts: Sequence[StoredVerdict]) -> dict[str, float]:
     out: dict[str, float] = {}
     votes: dict[tuple[str, str], set[bool]] = {}
     for v in verdicts:
@@ -118,7 +119,7 @@ def _confidence(verdicts: Sequence[Any]) -> dict[str, float]:
     return out
 
 
-def _score_confidence(v: Any) -> float:
+def _score_confidence(v: StoredVerdict) -> float:
     if v.score is None:
         return 1.0
     span = PASS_THRESHOLD if v.score < PASS_THRESHOLD else 1 - PASS_THRESHOLD

@@ -20,6 +20,7 @@ from sage_desk.core.rules.acts import ActReading, acts_of, args_match, normalize
 from sage_desk.core.rules.disclosure import Disclosure, disclosures
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.sop.model import NodeKind
+from sage_desk.core.sop.paths import Path
 
 __all__ = ["RuleContext", "args_match", "evaluate", "is_close", "normalize", "rule", "rule_families"]
 
@@ -64,7 +65,8 @@ class RuleContext:
         return acts_of(self.bundle, self.events)
 
     @cached_property
-    def path(self) -> Any:
+    def path(self) -> Path | None:
+        """The case's expected path of the graph (None when the graph lacks it)."""
         return self.bundle.paths_by_id().get(self.case.expected.path)
 
     @cached_property
