@@ -4,8 +4,14 @@ the per-endpoint cap, and what `report` says each endpoint did."""
 from __future__ import annotations
 
 import json
+import os
+import uuid
+from collections.abc import Iterator
 
+import pytest
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from sage_desk.cli import main
 from sage_desk.core.store import Store
@@ -68,3 +74,43 @@ def test_a_cap_below_one_is_a_usage_error(tmp_path, capsys):
                  "--api-base", "http://127.0.0.1:9/v1", "--endpoint-concurrency", "0"])
     assert code == 2
     assert "--endpoint-concurrency must be at least 1" in capsys.readouterr().err
+
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
+    """A SQLite file, or a database of this test's own on the PostgreSQL test server (dropped after it:
+    other tests on that server drop their schemas, so none is shared)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'runs.db'}"
+        return
+    url = os.environ.get("SAGE_DESK_TEST_PG_URL")
+    if not url:
+        pytest.skip("set SAGE_DESK_TEST_PG_URL to test PostgreSQL")
+    base = make_url(url)
+    name = f"endpoints_{uuid.uuid4().hex[:12]}"
+    engine = create_engine(base, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield base.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        engine.dispose()
+
+
+def test_worker_processes_figures_add_up_in_the_run(db_url, capsys):
+    # Each worker process keeps its own figures and adds them to the run in one transaction: none is lost.
+    db = db_url
+    with FakeOpenAIServer(_agent, latency=0.02) as a, FakeOpenAIServer(_agent, latency=0.02) as b:
+        code = main(["run", "--db", db, "--domain", "northline", "--cases", CASES, "--repeats", "3",
+                     "--agent", "openai/agent-model", "--api-base", a.base_url, "--api-base", b.base_url,
+                     "--concurrency", "6", "--workers", "2", "--quiet"])
+        assert code == 0
+        served = {a.base_url: len(a.requests), b.base_url: len(b.requests)}
+    run_id = capsys.readouterr().out.split()[-1]
+    assert main(["report", "--db", db, "--run", run_id, "--format", "json"]) == 0
+    endpoints = json.loads(capsys.readouterr().out)["endpoints"]
+    assert {url: f["requests"] for url, f in endpoints.items()} == served
+    assert sum(served.values()) == 36 and min(served.values()) > 0  # 18 conversations, two completions each
