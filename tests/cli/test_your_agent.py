@@ -298,6 +298,7 @@ def test_an_agent_echoing_its_token_has_it_masked_in_errors_and_transcripts(tmp_
     store = Store(db)
     (convo,) = store.conversations(store.latest_run_id())
     assert convo.status == "errored" and convo.error.startswith(f"agent {agent.url}: HTTP 401: ")
+    assert convo.error.endswith("(refused the credentials: the --agent-header it was sent)")
     texts = [convo.error, *(e.model_dump_json() for e in store.events(convo.id))]
     assert "***" in texts[0] and not any(SECRET in t for t in texts)
     assert any("your token is ***" in t for t in texts)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from sage_desk.core import jsonbound
 from sage_desk.core.agents.base import AgentAction, ConversationView
 from sage_desk.core.agents.protocol import AgentError, AgentSettings, action_of_reply
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm.redact import MASK, redact
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ class HttpAgent:
         text, calls = action_of_reply(self.name, reply, view.bundle)
         return AgentAction(text=text, tool_calls=calls)
 
-    async def post(self, body: dict[str, Any], headers: dict[str, str]) -> Any:
+    async def post(self, body: JsonObject, headers: dict[str, str]) -> Any:
         """The decoded reply, retried as a model call is; raises `AgentError` when it gives up."""
         secrets = [os.environ.get(v) for v in header_variables(self.settings.headers)]
         for attempt in range(self.max_retries + 1):
@@ -123,7 +124,7 @@ class HttpAgent:
                 raise AgentError(self.name, redact(exc.problem, secrets)) from None
         raise AssertionError("unreachable: the loop returns or raises")
 
-    async def _post_once(self, body: dict[str, Any], headers: dict[str, str], secrets: list[str | None]) -> Any:
+    async def _post_once(self, body: JsonObject, headers: dict[str, str], secrets: list[str | None]) -> Any:
         import aiohttp
 
         session = await pooled_session()
@@ -141,6 +142,9 @@ class HttpAgent:
             raise _Transient(f"the connection failed ({type(exc).__name__}: {exc})") from None
         if status in RETRYABLE_STATUS or status >= 500:
             raise _Transient(f"HTTP {status}: {_snippet(raw)}")
+        if status in (401, 403):  # as for models: a refused credential is never retried, and says where it comes from
+            where = "the --agent-header it was sent" if self.settings.headers else "no --agent-header was given"
+            raise AgentError(self.name, f"HTTP {status}: {_snippet(raw)} (refused the credentials: {where})")
         if status >= 400:
             raise AgentError(self.name, f"HTTP {status}: {_snippet(raw)}")
         try:
