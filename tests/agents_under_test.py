@@ -164,3 +164,43 @@ class _Broken:
 def broken() -> _Broken:
     """`python:agents_under_test:broken`: its respond raises."""
     return _Broken()
+
+
+# --- an agent written from docs/your-agent.md alone: no SAGE Desk code, the escalator's behaviour --
+
+HANDOVER_TEXT = "Thanks for reaching out. I'm passing your ticket to a colleague who will reply shortly."
+HANDOVER_REASON = "the escalator baseline hands every ticket over"
+
+
+def escalate(body: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """An HTTP agent's answer, from the docs: one assistant message with text and a handover."""
+    return {
+        "role": "assistant",
+        "content": HANDOVER_TEXT,
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "handover_to_human", "arguments": json.dumps({"reason": HANDOVER_REASON})},
+            }
+        ],
+    }
+
+
+async def escalate_through_mcp(body: dict[str, Any]) -> dict[str, Any]:
+    """The same behaviour with its own tool layer: the handover through MCP at `tools_url`, then text only."""
+    from mcp import Client
+
+    async with Client(body["tools_url"]) as tools:
+        await tools.call_tool("handover_to_human", {"reason": HANDOVER_REASON})
+    return {"role": "assistant", "content": HANDOVER_TEXT}
+
+
+class _Escalator:
+    async def respond(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        return escalate({})
+
+
+def escalator() -> _Escalator:
+    """`python:agents_under_test:escalator`."""
+    return _Escalator()

@@ -727,3 +727,21 @@ def test_your_agent_takes_a_display_name(tmp_path):
         agent.url: "finished",
         "python:agents_under_test:oracle": "finished",
     }
+
+
+def test_an_agent_written_from_the_docs_alone_matches_the_baseline_of_its_behaviour(tmp_path):
+    """Issue 33's 'done when': agents that use nothing but the documented interface (an HTTP reply, a
+    Python respond, an MCP handover) and hand every ticket over earn exactly the escalator baseline's verdicts."""
+    from agents_under_test import escalate, escalate_through_mcp
+
+    from sage_desk.core.domain.loader import load_domain
+    from sage_desk.core.toolserver import ToolServer
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    expected = _verdicts(db, _run(db, "--agent", "baseline:escalator"))
+    assert any(v is False for v in expected.values()) and any(v for v in expected.values())  # it proves something
+    assert _verdicts(db, _run(db, "--agent", "python:agents_under_test:escalator")) == expected
+    with AgentServer("oracle", reply=escalate) as agent:
+        assert _verdicts(db, _run(db, "--agent", agent.url)) == expected
+    with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", reply=escalate_through_mcp) as agent:
+        assert _verdicts(db, _run(db, "--agent", agent.url, "--tools-server", tools.url)) == expected
