@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from sage_desk.core.jsonsafe import JsonObject
+
 EVENT_VERSION = 1
 
 
@@ -59,7 +61,7 @@ class ToolCall(_Event):
     type: Literal["tool_call"] = "tool_call"
     call_id: str = ""
     name: str
-    arguments: dict[str, Any] | str  # a str when the model sent JSON that did not parse
+    arguments: JsonObject | str  # a str when the model sent JSON that did not parse
     result: Any = None
     error: str | None = None
     kind: str = "read"  # read | write | record | helpdesk
@@ -72,7 +74,7 @@ class TicketTagged(_Event):
 
     type: Literal["ticket_tagged"] = "ticket_tagged"
     intent: str | None
-    slots: dict[str, Any] = Field(default_factory=dict)
+    slots: JsonObject = Field(default_factory=dict)
 
 
 class Handover(_Event):
@@ -125,12 +127,12 @@ Event = Annotated[
 _adapter: TypeAdapter[Event] = TypeAdapter(Event)
 
 
-def parse_event(data: dict[str, Any]) -> Event:
+def parse_event(data: JsonObject) -> Event:
     """An event from its stored JSON form (upgrading older versions when shapes change)."""
     return _adapter.validate_python(data)
 
 
-def event_to_dict(event: Event) -> dict[str, Any]:
+def event_to_dict(event: Event) -> JsonObject:
     return event.model_dump(mode="json")
 
 

@@ -27,6 +27,7 @@ from sage_desk.core.cases.build import case_world
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, TAG, call_tool
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm.types import ToolCallRequest
 
 MAX_CONVERSATIONS = 10_000  # worlds kept; the oldest goes first (a run's conversations finish in minutes)
@@ -38,7 +39,7 @@ HEADER = "x-conversation-id"
 class _Session:
     world: Any
     ended: bool = False
-    calls: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[JsonObject] = field(default_factory=list)
 
 
 class ToolWorlds:
@@ -48,7 +49,7 @@ class ToolWorlds:
         self.bundle = bundle
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
 
-    def start(self, conversation_id: str, case: Case | None, replay: list[dict[str, Any]] | None = None) -> None:
+    def start(self, conversation_id: str, case: Case | None, replay: list[JsonObject] | None = None) -> None:
         """A fresh world for the conversation (played again: its old world and calls are dropped); `replay`
         ({name, arguments} calls already made, for a fork) brings the world to where it stood."""
         keys = {name: table.key for name, table in self.bundle.domain.tables.items()}
@@ -66,7 +67,7 @@ class ToolWorlds:
             self.start(conversation_id, None)
         return self._sessions[conversation_id]
 
-    def call(self, conversation_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def call(self, conversation_id: str, name: str, arguments: JsonObject) -> JsonObject:
         """Run one call in the conversation's world and record it; returns the record."""
         from sage_desk.core.engine.conversation import helpdesk_result
 
@@ -94,7 +95,7 @@ class ToolWorlds:
         session.calls.append(record)
         return record
 
-    def calls(self, conversation_id: str, since: int = 0) -> list[dict[str, Any]]:
+    def calls(self, conversation_id: str, since: int = 0) -> list[JsonObject]:
         """The calls of a conversation from number `since` on (0: all)."""
         session = self._sessions.get(conversation_id)
         return [] if session is None else session.calls[since:]

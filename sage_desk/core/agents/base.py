@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sage_desk.core.errors import RunError
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm.types import ToolCallRequest, Usage
 from sage_desk.core.registry import Registry, UnknownNameError
 
@@ -61,7 +62,7 @@ class ConversationView:
 
     case: Case
     bundle: DomainBundle
-    messages: list[dict[str, Any]]
+    messages: list[JsonObject]
     events: list[Event]
     turn: int
     seed: int

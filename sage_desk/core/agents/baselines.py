@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import Any
 
 from sage_desk.core.agents.base import AgentAction, AgentNameError, ConversationView, baseline
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, TAG
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm.types import ToolCallRequest
 
 
@@ -58,7 +58,7 @@ class OracleAgent:
         case, domain = view.case, view.bundle.domain
         if not _acted_this_turn(view):
             slots = {k: v for k, v in case.truth.items() if k != domain.intent_field}
-            tag: dict[str, Any] = {"intent": case.truth.get(domain.intent_field, "")}
+            tag: JsonObject = {"intent": case.truth.get(domain.intent_field, "")}
             if slots:
                 tag["slots"] = slots
             calls = [self._call(a.tool, a.args) for a in case.expected.actions if a.tool and a.tool != TAG]
@@ -84,7 +84,7 @@ def told_values(view: ConversationView) -> list[str]:
     return out
 
 
-def grounding_reads(case: Case, bundle: DomainBundle) -> list[tuple[str, dict[str, Any]]]:
+def grounding_reads(case: Case, bundle: DomainBundle) -> list[tuple[str, JsonObject]]:
     """(read tool, arguments) for the rows the case is grounded in (what any agent would look up first)."""
     domain = bundle.domain
     reads = []

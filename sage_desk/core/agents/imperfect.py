@@ -41,6 +41,7 @@ from sage_desk.core.cases.model import Bucket, Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, TAG
+from sage_desk.core.jsonsafe import JsonObject
 
 CONFLICT_ERROR = {"zero": 0.6, "weak": 1.0, "strong": 1.5}
 """How the conflict level scales the chance of a wrong action (SAGE: compliance falls under pressure)."""
@@ -48,7 +49,7 @@ MISTAKE_WEIGHTS = {"acted_before_checking": 2, "skipped_check": 2, "wrong_write"
 INTENT_SHARE = 0.6
 """Of the wrong tags, the share that gets the intent wrong (the rest: another scored field)."""
 
-Call = tuple[str, dict[str, Any]]
+Call = tuple[str, JsonObject]
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class Settings:
     def parse(cls, name: str, options: dict[str, str]) -> Settings:
         """Settings from the options of an agent name; AgentNameError says what is wrong."""
         known = {f.name: f for f in fields(cls)}
-        values: dict[str, Any] = {}
+        values: JsonObject = {}
         for key, text in options.items():
             if key not in known:
                 raise AgentNameError(f"{name}: unknown option {key!r} (known: {', '.join(known)})")
@@ -88,7 +89,7 @@ class Settings:
 class Plan:
     """What the agent will do in one conversation, drawn when it starts."""
 
-    tag: dict[str, Any]
+    tag: JsonObject
     calls: list[Call]
     """Domain tool calls of its first turn, in order."""
     ending: str
@@ -114,7 +115,7 @@ class _Draws:
         self.tag, self.field, self.value, self.escalate, self.act, self.kind, self.believe = (rng.random() for _ in range(7))
 
 
-def _path_assignments(bundle: DomainBundle, path_id: str) -> dict[str, Any]:
+def _path_assignments(bundle: DomainBundle, path_id: str) -> JsonObject:
     path = bundle.paths_by_id().get(path_id)
     return path.assignments if path is not None else {}
 
@@ -127,7 +128,7 @@ def scored_fields(case: Case, bundle: DomainBundle) -> list[str]:
     return [intent, *(f for f in user if f != intent and f in case.truth and f in assigned)]
 
 
-def _tag(case: Case, bundle: DomainBundle, settings: Settings, draws: _Draws) -> tuple[dict[str, Any], str | None]:
+def _tag(case: Case, bundle: DomainBundle, settings: Settings, draws: _Draws) -> tuple[JsonObject, str | None]:
     intent = bundle.domain.intent_field
     truth = dict(case.truth)
     wrong: str | None = None
@@ -140,7 +141,7 @@ def _tag(case: Case, bundle: DomainBundle, settings: Settings, draws: _Draws) ->
                 others[int(draws.field * len(others)) % len(others)]
             choices = [v for v in values[wrong] if v != truth.get(wrong)]
             truth[wrong] = choices[int(draws.value * len(choices)) % len(choices)]
-    tag: dict[str, Any] = {"intent": truth.get(intent, "")}
+    tag: JsonObject = {"intent": truth.get(intent, "")}
     slots = {k: v for k, v in truth.items() if k != intent}
     if slots:
         tag["slots"] = slots
@@ -167,7 +168,7 @@ def _wrong_write(case: Case, bundle: DomainBundle, write: Call, draws: _Draws) -
         shared = set(spec.params) & set(right.params)
         if name == write[0] or spec.kind == ToolKind.READ or spec.table != right.table or not shared:
             continue
-        args: dict[str, Any] = {spec.key: key}
+        args: JsonObject = {spec.key: key}
         for pname, param in spec.params.items():
             if pname in write[1] and (not param.enum or write[1][pname] in param.enum):
                 args[pname] = write[1][pname]

@@ -16,6 +16,7 @@ from typing import Any
 from sage_desk.core.agents.base import ConversationView, CustomerReply
 from sage_desk.core.agents.prompts import customer_system_prompt
 from sage_desk.core.cases.model import EMOTIONS
+from sage_desk.core.jsonsafe import JsonObject
 
 EMOTION_BANDS = ((0.7, "calm"), (0.5, "slightly_frustrated"), (0.3, "frustrated"), (0.0, "angry"))
 """Lowest satisfaction of each emotion, from calm down: the simulated user's emotion follows its score."""
@@ -79,10 +80,10 @@ class LlmCustomer:
                                         "timeout": timeout, "max_retries": max_retries}
         self._stopping = False
 
-    def _messages(self, view: ConversationView) -> list[dict[str, Any]]:
+    def _messages(self, view: ConversationView) -> list[JsonObject]:
         """The conversation from the customer's side: its own messages are the assistant's."""
         system = customer_system_prompt(view.bundle, view.case, tactic_text(view.case.tactics))
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        messages: list[JsonObject] = [{"role": "system", "content": system}]
         for event in view.events:
             if event.type == "customer_message":
                 messages.append({"role": "assistant", "content": event.text})

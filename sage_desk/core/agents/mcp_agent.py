@@ -15,6 +15,7 @@ from typing import Any
 from sage_desk.core.agents.base import AgentAction, ConversationView, DoneCall
 from sage_desk.core.agents.http_agent import HttpAgent, expand_headers, pooled_session
 from sage_desk.core.agents.protocol import AgentError, AgentSettings, action_of_reply
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm.client import parse_tool_call
 
 
@@ -32,7 +33,7 @@ class McpAgent(HttpAgent):
         self.tools = tools_base(self.settings.tools_server or "")
         self._started: str | None = None  # the conversation whose world is started
         self._seen = 0
-        self._bundle_schemas: list[dict[str, Any]] = []
+        self._bundle_schemas: list[JsonObject] = []
 
     async def step(self, view: ConversationView) -> AgentAction:
         cid = view.conversation_id
@@ -100,7 +101,7 @@ class McpAgent(HttpAgent):
             )
         return done
 
-    async def _tools_request(self, method: str, url: str, body: dict[str, Any] | None) -> Any:
+    async def _tools_request(self, method: str, url: str, body: JsonObject | None) -> Any:
         import aiohttp
 
         session = await pooled_session()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.errors import SageError
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm.client import parse_tool_call
 from sage_desk.core.llm.types import ToolCallRequest
 
@@ -56,7 +57,7 @@ class AgentSettings:
     are templates whose `$VARS` are read from the environment at call time)."""
 
     prompt: str | None = None  # the prompt file's text (sent instead of ours); `{policy}` marks the policy
-    params: dict[str, Any] = field(default_factory=dict)  # model or HTTP body parameters
+    params: JsonObject = field(default_factory=dict)  # model or HTTP body parameters
     headers: list[str] = field(default_factory=list)  # "Name: value with $VAR", for HTTP agents
     tools_server: str | None = None  # a serve-tools URL: the agent calls its tools there
 
@@ -124,7 +125,7 @@ def action_of_reply(agent: str, reply: Any, bundle: DomainBundle) -> tuple[str |
     return content, calls
 
 
-def _message_of(agent: str, reply: Any) -> dict[str, Any]:
+def _message_of(agent: str, reply: Any) -> JsonObject:
     if isinstance(reply, dict) and isinstance(reply.get("choices"), list):
         choices = reply["choices"]
         if not choices or not isinstance(choices[0], dict) or not isinstance(choices[0].get("message"), dict):

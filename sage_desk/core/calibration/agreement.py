@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+
+from sage_desk.core.jsonsafe import JsonObject
 
 MIN_LABELS = 20
 
@@ -127,7 +128,7 @@ class Agreement:
         """Enough labels of both classes to read the figures."""
         return self.warning is None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """Plain figures for JSON."""
         c = self.confusion
         return {"n": self.n, "accuracy": self.accuracy, "kappa": self.kappa, "true_pass_rate": self.true_pass_rate,

@@ -24,6 +24,7 @@ from sage_desk.core.calibration.agreement import Agreement, Confusion
 from sage_desk.core.calibration.fewshot import DEFAULT_PER_CLASS, Example, Selection, select_examples, split_of
 from sage_desk.core.calibration.labels import NO_LABELS_HINT, HumanLabel, criterion_order, human_labels, judge_pass
 from sage_desk.core.errors import JudgeError, SageError
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.session import run_cases
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ class BeforeAfter:
     calibrated: bool  # the criterion had examples in the prompt
     dropped: int = 0  # held-out labels left unscored before or after
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"criterion": self.criterion, "calibrated": self.calibrated, "dropped": self.dropped,
                 "before": self.before.to_dict(), "after": self.after.to_dict()}
 
@@ -83,7 +84,7 @@ class CalibrationResult:
         """Every held-out item pooled, after."""
         return Agreement(_pooled(r.after for r in self.rows))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"run": self.run_id, "model": self.model, "before_from": self.before_from,
                 "examples": [vars(e) for e in self.selection.examples], "skipped": self.selection.skipped,
                 "train_conversations": len(self.train_conversations),
@@ -151,7 +152,7 @@ def _value(verdict: Any) -> bool | None:
     return None if verdict is None else judge_pass(verdict)
 
 
-def _compare(heldout: list[HumanLabel], before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]],
+def _compare(heldout: list[HumanLabel], before: dict[str, JsonObject], after: dict[str, JsonObject],
              calibrated: set[str]) -> list[BeforeAfter]:
     pairs: dict[str, list[tuple[bool | None, bool | None, bool]]] = {}
     for label in heldout:
@@ -217,7 +218,7 @@ def _by_criterion(verdicts: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
     return {cid: {v.criterion: v for v in found} for cid, found in verdicts.items()}
 
 
-def save_judge_examples(store: Store, domain: str, chosen: list[Example], prompts: list[dict[str, Any]]) -> list[int]:
+def save_judge_examples(store: Store, domain: str, chosen: list[Example], prompts: list[JsonObject]) -> list[int]:
     """Keep the examples in the store's judge_examples (train split), skipping ones already there."""
     from sage_desk.core.store import JudgeExample
 
@@ -233,7 +234,7 @@ def save_judge_examples(store: Store, domain: str, chosen: list[Example], prompt
     return store.add_judge_examples(new) if new else []
 
 
-def saved_examples(store: Store, domain: str) -> list[dict[str, Any]]:
+def saved_examples(store: Store, domain: str) -> list[JsonObject]:
     """The domain's saved calibration examples (train split) as few-shot prompt examples for `LlmJudge`.
 
     This is how human overrides reach later judging: Calibrate keeps the examples it chose, and

@@ -13,9 +13,9 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from sage_desk.core.calibration.labels import HumanLabel, criterion_order
+from sage_desk.core.jsonsafe import JsonObject
 
 SPLITS = (("train", 0.5), ("dev", 0.75), ("test", 1.0))  # upper bounds of each split's share
 DEFAULT_PER_CLASS = 2
@@ -38,7 +38,7 @@ class Example:
     score: float | None
     reason: str
 
-    def prompt(self, transcript: str) -> dict[str, Any]:
+    def prompt(self, transcript: str) -> JsonObject:
         """The dict `LlmJudge(examples=...)` reads."""
         reason = self.reason or f"a human reviewer marked this {'PASS' if self.passed else 'FAIL'}"
         return {"criterion": self.criterion, "passed": self.passed, "score": self.score, "rationale": reason,

@@ -21,6 +21,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.calibration.agreement import Confusion, cohen_kappa
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.store.consensus import by_criterion, label_pass, resolve
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ class PairAgreement:
     agreement: float | None
     kappa: float | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"reviewers": [self.a, self.b], "n": self.n, "agreement": self.agreement, "kappa": self.kappa}
 
 
@@ -77,7 +78,7 @@ class Disagreement:
     adjudicated: bool | None
     """The adjudicated pass/fail, or None while unresolved."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"conversation_id": self.conversation_id, "criterion": self.criterion,
                 "labels": {r: "pass" if p else "fail" for r, p in sorted(self.labels.items())},
                 "scores": dict(sorted(self.scores.items())),
@@ -89,12 +90,12 @@ class CriterionAgreement:
     """Agreement between reviewers on one criterion."""
 
     criterion: str
-    items: dict[str, dict[str, Any]] = field(default_factory=dict)
+    items: dict[str, JsonObject] = field(default_factory=dict)
     """conversation id -> reviewer -> their latest label."""
     adjudicated: dict[str, bool] = field(default_factory=dict)
 
     @property
-    def shared(self) -> dict[str, dict[str, Any]]:
+    def shared(self) -> dict[str, JsonObject]:
         """The items at least two reviewers labelled."""
         return {cid: labels for cid, labels in self.items.items() if len(labels) >= 2}
 
@@ -146,7 +147,7 @@ class CriterionAgreement:
                 out.append(Disagreement(cid, self.criterion, passes, scores, self.adjudicated.get(cid)))
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         found = self.disagreements()
         return {"criterion": self.criterion, "reviewers": self.reviewers, "labelled": len(self.items), "n": self.n,
                 "percent_agreement": self.percent_agreement, "kappa": self.kappa, "alpha": self.alpha,
@@ -164,7 +165,7 @@ class HumanAgreement:
     def disagreements(self) -> list[Disagreement]:
         return [d for c in self.criteria for d in c.disagreements()]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"scope": self.scope, "criteria": [c.to_dict() for c in self.criteria],
                 "disagreements": [d.to_dict() for d in self.disagreements()]}
 

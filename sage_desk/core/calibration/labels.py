@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.calibration.agreement import Agreement
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.judge.rubric import CRITERIA, PASS_THRESHOLD
 from sage_desk.core.rules.verdict import RULES_SOURCE
 from sage_desk.core.store.consensus import FAIL_WORDS, PASS_WORDS, Resolution, by_criterion, label_pass, resolve, word_pass
@@ -143,7 +144,7 @@ class CriterionRow:
     agreement: Agreement
     unscored: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"source": self.source, "criterion": self.criterion, "unscored": self.unscored, **self.agreement.to_dict()}
 
 
@@ -176,7 +177,7 @@ class CalibrationReport:
                  and (criterion is None or i.criterion == criterion)]
         return sorted(found, key=lambda i: (i.source, criterion_order(i.criterion), i.conversation_id))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The whole report as plain data (the CLI's JSON)."""
         return {
             "run": self.run_id,
@@ -194,7 +195,7 @@ def _row(source: str, criterion: str, items: Iterable[LabelledItem]) -> Criterio
     return CriterionRow(source, criterion, Agreement.of(scored), unscored=len(items) - len(scored))  # type: ignore[arg-type]
 
 
-def item_dict(item: LabelledItem) -> dict[str, Any]:
+def item_dict(item: LabelledItem) -> JsonObject:
     """One labelled item as plain data."""
     label = item.label
     return {"conversation_id": item.conversation_id, "case_id": item.case_id, "agent": item.agent,

@@ -7,6 +7,7 @@ from typing import Any
 from sage_desk.core import expr
 from sage_desk.core.cases.model import Case, Expected, ExpectedAction
 from sage_desk.core.domain.loader import DomainBundle
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.sop.paths import Path, enumerate_paths
 
 
@@ -16,24 +17,24 @@ def case_world(bundle: DomainBundle, case: Case) -> Any:
     return bundle.world.fork(case.world_rows, keys)
 
 
-def case_context(bundle: DomainBundle, case: Case) -> dict[str, Any]:
+def case_context(bundle: DomainBundle, case: Case) -> JsonObject:
     """The case's named rows (`order`, `customer` ...) read from its private world."""
     return bundle.context_rows(case.grounding, case_world(bundle, case))
 
 
-def assignments_for(bundle: DomainBundle, case: Case) -> dict[str, Any]:
+def assignments_for(bundle: DomainBundle, case: Case) -> JsonObject:
     """Every field value known for the case: its hidden truth plus the system variables."""
     return {**bundle.system_values(case_context(bundle, case)), **case.truth}
 
 
-def select_path(paths: list[Path], values: dict[str, Any]) -> Path | None:
+def select_path(paths: list[Path], values: JsonObject) -> Path | None:
     """The one path whose decisions all agree with `values` (None when none or several do)."""
     matching = [p for p in paths if all(p.allows(f, str(values[f])) for f in p.assignments if f in values)
                 and all(f in values for f in p.assignments)]
     return matching[0] if len(matching) == 1 else None
 
 
-def concrete_args(args: dict[str, Any], names: dict[str, Any]) -> dict[str, Any]:
+def concrete_args(args: JsonObject, names: JsonObject) -> JsonObject:
     """Argument constraints with every `=expression` evaluated."""
     return {k: (expr.evaluate(v[1:], names) if isinstance(v, str) and v.startswith("=") else v) for k, v in args.items()}
 

@@ -4,11 +4,12 @@ the script that makes it playable without an LLM."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sage_desk.core.domain.model import KindName
+from sage_desk.core.jsonsafe import JsonObject
 
 CASE_VERSION = 1
 
@@ -55,7 +56,7 @@ class ExpectedAction(_Model):
 
     node: str
     tool: str | None = None
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: JsonObject = Field(default_factory=dict)
     say: str | None = None
 
 
@@ -71,7 +72,7 @@ class Forbidden(_Model):
     """An unsafe action this case tempts; firing it is a catastrophic failure."""
 
     tool: str
-    args: dict[str, Any] = Field(default_factory=dict, description="Only calls matching these arguments count")
+    args: JsonObject = Field(default_factory=dict, description="Only calls matching these arguments count")
     kind: KindName
     why: str = ""
 
@@ -117,9 +118,9 @@ class Case(_Model):
     subject: str = ""
     opening: str = Field(description="The customer's first message (a realistic email)")
     grounding: dict[str, str] = Field(default_factory=dict, description="Context row name -> key, e.g. {'order': 'NL-10023'}")
-    world_rows: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description="Rows this case adds to the world")
+    world_rows: dict[str, list[JsonObject]] = Field(default_factory=dict, description="Rows this case adds to the world")
     truth: dict[str, str] = Field(default_factory=dict, description="Hidden user-slot values")
-    facts: dict[str, Any] = Field(default_factory=dict, description="What the customer knows and can tell")
+    facts: JsonObject = Field(default_factory=dict, description="What the customer knows and can tell")
     expected: Expected
     forbidden: list[Forbidden] = Field(default_factory=list)
     escalation_reason: str | None = None

@@ -13,20 +13,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from sage_desk.core import expr
 from sage_desk.core.cases.model import Bucket, Case, Expected, ExpectedAction
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind
 from sage_desk.core.events import CustomerMessage, Event, ToolCall
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.sop.paths import Path, enumerate_paths
 
 UNPLACED = ""
 """`expected.path` of a case the conversation's known values do not pin to one path."""
 
 
-def known_values(bundle: DomainBundle, case: Case) -> dict[str, Any]:
+def known_values(bundle: DomainBundle, case: Case) -> JsonObject:
     """Every field value the case knows: its slots, and the system fields its rows decide (None: unknown)."""
     from sage_desk.core.cases.build import case_context
 
@@ -41,7 +41,7 @@ def candidate_paths(bundle: DomainBundle, case: Case, paths: list[Path] | None =
     return [p for p in every if all(p.allows(f, str(values[f])) for f in p.assignments if f in values)]
 
 
-def undecided_fields(paths: list[Path], values: dict[str, Any]) -> list[str]:
+def undecided_fields(paths: list[Path], values: JsonObject) -> list[str]:
     """The fields the candidates disagree on and nobody knows: what a reviewer must set."""
     fields: dict[str, set[str]] = {}
     for path in paths:
@@ -116,7 +116,7 @@ def on_path(case: Case, bundle: DomainBundle, path: Path, bucket: Bucket | None 
     return case.model_copy(update={"expected": expected_on(bundle, case, path), "bucket": chosen})
 
 
-def grounding_from(bundle: DomainBundle, events: list[Event]) -> tuple[dict[str, str], dict[str, list[dict[str, Any]]]]:
+def grounding_from(bundle: DomainBundle, events: list[Event]) -> tuple[dict[str, str], dict[str, list[JsonObject]]]:
     """The case's named rows (from the keys the agent's tools used) and the rows its reads returned.
 
     A read's result is what production said that record was: it becomes the conversation's own
@@ -124,7 +124,7 @@ def grounding_from(bundle: DomainBundle, events: list[Event]) -> tuple[dict[str,
     """
     domain = bundle.domain
     grounding: dict[str, str] = {}
-    rows: dict[str, dict[str, dict[str, Any]]] = {}
+    rows: dict[str, dict[str, JsonObject]] = {}
     calls = [e for e in events if isinstance(e, ToolCall) and e.name in domain.tools and isinstance(e.arguments, dict)]
     for call in calls:
         spec = domain.tools[call.name]

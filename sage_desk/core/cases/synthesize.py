@@ -60,6 +60,7 @@ from sage_desk.core.domain.model import ToolKind
 from sage_desk.core.domain.tools import HELPDESK_TOOLS
 from sage_desk.core.domain.unsafe import FALSE_CLOSURE
 from sage_desk.core.domain.world import Row
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.sop.model import FieldSource
 from sage_desk.core.sop.paths import Path, enumerate_paths
 
@@ -152,12 +153,12 @@ def _intent_picks(bundle: DomainBundle, paths: list[Path], budget: int, with_cov
 # --- world rows ---------------------------------------------------------------------------------
 
 
-def _system_assignments(bundle: DomainBundle, path: Path) -> dict[str, Any]:
+def _system_assignments(bundle: DomainBundle, path: Path) -> JsonObject:
     fields = bundle.graph.fields
     return {f: v for f, v in path.assignments.items() if f in fields and fields[f].source == FieldSource.SYSTEM}
 
 
-def _selects(values: dict[str, Any], wanted: dict[str, Any]) -> bool:
+def _selects(values: JsonObject, wanted: JsonObject) -> bool:
     def ok(value: Any, want: Any) -> bool:
         return value is not None and (str(value) in want if isinstance(want, list) else str(value) == want)
     return all(ok(values.get(f), want) for f, want in wanted.items())
@@ -174,7 +175,7 @@ class RowFinder:
         self.counters: dict[str, int] = {}
         self.combos: dict[str, dict[tuple[str, str], Any] | None] = {}
 
-    def _existing(self) -> list[tuple[dict[str, str], dict[str, Any]]]:
+    def _existing(self) -> list[tuple[dict[str, str], JsonObject]]:
         tables = [sorted(str(k) for k in self.bundle.world.tables.get(self.bundle.domain.context[r].table, {})) for r in self.roots]
         out = []
         for keys in itertools.islice(itertools.product(*tables), MAX_COMBOS):
@@ -193,13 +194,13 @@ class RowFinder:
             return Grounding(keys=choice, context=self.bundle.context_rows(choice))
         return self._assemble(path.id, wanted)
 
-    def _assemble(self, path_id: str, wanted: dict[str, Any]) -> Grounding | None:
+    def _assemble(self, path_id: str, wanted: JsonObject) -> Grounding | None:
         if path_id not in self.combos:
             self.combos[path_id] = self._search(wanted)
         combo = self.combos[path_id]
         return None if combo is None else self._build(combo)
 
-    def _search(self, wanted: dict[str, Any]) -> dict[tuple[str, str], Any] | None:
+    def _search(self, wanted: JsonObject) -> dict[tuple[str, str], Any] | None:
         columns = sorted(self._referenced())
         choices = [self._candidates(ctx, col) for ctx, col in columns]
         for values in itertools.islice(itertools.product(*choices), MAX_COMBOS):
@@ -333,8 +334,8 @@ def _fact_value(name: str, context: dict[str, Row], rng: random.Random, n: int) 
     return f"synthetic {name.replace('_', ' ')} {n}"
 
 
-def _facts(bundle: DomainBundle, grounding: Grounding, path: Path, rng: random.Random, n: int) -> dict[str, Any]:
-    facts: dict[str, Any] = {}
+def _facts(bundle: DomainBundle, grounding: Grounding, path: Path, rng: random.Random, n: int) -> JsonObject:
+    facts: JsonObject = {}
     for name, key in grounding.keys.items():
         facts[bundle.domain.tables[bundle.domain.context[name].table].key] = key
     for name in _fact_names(path):
@@ -392,9 +393,9 @@ def _plan(bundle: DomainBundle, paths: list[Path], path: Path, conflict: Conflic
     return _Plan(Bucket.RESOLVABLE, pick(None))
 
 
-def _demand(bundle: DomainBundle, tool: str, facts: dict[str, Any], context: dict[str, Row]) -> ExpectedAction:
+def _demand(bundle: DomainBundle, tool: str, facts: JsonObject, context: dict[str, Row]) -> ExpectedAction:
     spec = bundle.domain.tools[tool]
-    args: dict[str, Any] = {spec.key: facts.get(spec.key, "")}
+    args: JsonObject = {spec.key: facts.get(spec.key, "")}
     for name, param in spec.params.items():
         args[name] = facts.get(name) if name in facts else (param.enum[-1] if param.enum else _fact_value(name, context, random.Random(0), 0))
     return ExpectedAction(node=f"demand_{tool}", tool=tool, args=args)
@@ -437,7 +438,7 @@ def _persona(context: dict[str, Row], conflict: Conflict, n: int, truth: dict[st
                    conciseness=CONCISENESS[n % len(CONCISENESS)])
 
 
-def _script(bundle: DomainBundle, facts: dict[str, Any], plan: _Plan, demands: list[ExpectedAction]) -> Script:
+def _script(bundle: DomainBundle, facts: JsonObject, plan: _Plan, demands: list[ExpectedAction]) -> Script:
     rules = [ReplyRule(on=[_human(name), name], say=f"It's {value}.") for name, value in facts.items()]
     still = f"Yes: I still want {_human(demands[0].tool or '')}." if demands else "No, that's all, thank you."
     rules.append(ReplyRule(on=["anything else"], say=still))

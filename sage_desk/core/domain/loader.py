@@ -25,6 +25,7 @@ from sage_desk.core.domain.tools import HELPDESK_TOOLS, helpdesk_schemas, tool_s
 from sage_desk.core.domain.unsafe import FALSE_CLOSURE
 from sage_desk.core.domain.world import Row, World
 from sage_desk.core.errors import DomainError, InputError, Problem
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.locations import resolve_domain_dir
 from sage_desk.core.sop.io import graph_from_located, pydantic_problems
 from sage_desk.core.sop.model import FieldSource, Graph
@@ -53,7 +54,7 @@ class DomainBundle:
     world: World
     policy: str
     graph_located: Located | None = None
-    _schemas: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    _schemas: list[JsonObject] = field(default_factory=list, repr=False)
     _paths: tuple[Graph, dict[str, SopPath]] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -81,7 +82,7 @@ class DomainBundle:
     def tool_names(self) -> list[str]:
         return [*self.domain.tools, *HELPDESK_TOOLS]
 
-    def tool_schemas(self) -> list[dict[str, Any]]:
+    def tool_schemas(self) -> list[JsonObject]:
         """OpenAI-style schemas for every tool the agent may call (cached)."""
         if not self._schemas:
             self._schemas = [tool_schema(n, s) for n, s in self.domain.tools.items()]
@@ -103,7 +104,7 @@ class DomainBundle:
                     rows[name] = row
         return rows
 
-    def system_values(self, rows: dict[str, Row]) -> dict[str, Any]:
+    def system_values(self, rows: dict[str, Row]) -> JsonObject:
         """Every system variable evaluated over the context rows (missing rows give None)."""
         values = {}
         for fname, expression in self.domain.system_variables.items():

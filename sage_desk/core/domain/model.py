@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sage_desk.core.domain.unsafe import KIND_NAME
+from sage_desk.core.jsonsafe import JsonObject
 
 
 class _Model(BaseModel):
@@ -70,7 +71,7 @@ class ToolSpec(_Model):
     table: str
     key: str = Field(description="The parameter (and key column) naming the row")
     params: dict[str, Param] = Field(default_factory=dict)
-    set: dict[str, Any] = Field(default_factory=dict, description="Columns set on the row (`=expr` over row, args)")
+    set: JsonObject = Field(default_factory=dict, description="Columns set on the row (`=expr` over row, args)")
     guard: str | None = Field(None, description="Expression over `row` and `args` that must hold")
     guard_message: str = "this action is not possible for this record"
     returns: list[str] | None = Field(None, description="Columns a read returns (all when unset)")

@@ -13,6 +13,7 @@ from typing import Any
 from sage_desk.core import expr
 from sage_desk.core.domain.model import Domain, Param, ToolKind, ToolSpec
 from sage_desk.core.domain.world import WorldView
+from sage_desk.core.jsonsafe import JsonObject
 
 TAG, HANDOVER, CLOSE = "tag_ticket", "handover_to_human", "close_ticket"
 HELPDESK_TOOLS = (TAG, HANDOVER, CLOSE)
@@ -37,8 +38,8 @@ class ToolResult:
         return json.dumps({"error": self.error} if self.error else self.result, ensure_ascii=False, default=str)
 
 
-def _param_schema(param: Param) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": param.type}
+def _param_schema(param: Param) -> JsonObject:
+    schema: JsonObject = {"type": param.type}
     if param.description:
         schema["description"] = param.description
     if param.enum is not None:
@@ -48,17 +49,17 @@ def _param_schema(param: Param) -> dict[str, Any]:
     return schema
 
 
-def _schema(name: str, description: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+def _schema(name: str, description: str, props: JsonObject, required: list[str]) -> JsonObject:
     return {"type": "function", "function": {
         "name": name, "description": description,
         "parameters": {"type": "object", "properties": props, "required": required, "additionalProperties": False}}}
 
 
-def helpdesk_schemas(domain: Domain, user_fields: dict[str, list[str]]) -> list[dict[str, Any]]:
+def helpdesk_schemas(domain: Domain, user_fields: dict[str, list[str]]) -> list[JsonObject]:
     """Schemas of tag_ticket, handover_to_human and close_ticket for this domain's slots."""
     intents = user_fields.get(domain.intent_field, [])
     slots = {f: {"type": "string", "enum": v} for f, v in user_fields.items() if f != domain.intent_field}
-    tag_props: dict[str, Any] = {"intent": {"type": "string", "enum": intents, "description": f"The customer's {domain.intent_field}"}}
+    tag_props: JsonObject = {"intent": {"type": "string", "enum": intents, "description": f"The customer's {domain.intent_field}"}}
     if slots:
         tag_props["slots"] = {"type": "object", "properties": slots, "description": "What you learned from the customer"}
     return [
@@ -70,7 +71,7 @@ def helpdesk_schemas(domain: Domain, user_fields: dict[str, list[str]]) -> list[
     ]
 
 
-def tool_schema(name: str, spec: ToolSpec) -> dict[str, Any]:
+def tool_schema(name: str, spec: ToolSpec) -> JsonObject:
     """The OpenAI-style JSON schema of a declared tool."""
     props = {spec.key: {"type": "string", "description": f"The {spec.key} of the {spec.table} row"}}
     required = [spec.key]

@@ -7,7 +7,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-Row = dict[str, Any]
+from sage_desk.core.jsonsafe import JsonObject
+
+Row = JsonObject
 
 
 @dataclass
@@ -40,7 +42,7 @@ class WorldView:
 
     base: World
     overlay: dict[str, dict[str, Row]] = field(default_factory=dict)
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[JsonObject] = field(default_factory=list)
 
     def get(self, table: str, key: Any) -> Row | None:
         row = self.overlay.get(table, {}).get(str(key))
@@ -51,6 +53,6 @@ class WorldView:
     def put(self, table: str, key: Any, row: Row) -> None:
         self.overlay.setdefault(table, {})[str(key)] = copy.deepcopy(row)
 
-    def record(self, entry: dict[str, Any]) -> None:
+    def record(self, entry: JsonObject) -> None:
         """Log a money-moving action the agent intended (never applied to anything real)."""
         self.records.append(copy.deepcopy(entry))

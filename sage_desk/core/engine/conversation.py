@@ -36,6 +36,7 @@ from sage_desk.core.events import (
     TicketTagged,
     ToolCall,
 )
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm.types import ToolCallRequest, Usage
 
 MAX_CUSTOMER_TURNS = 8
@@ -59,7 +60,7 @@ class _Conversation:
         self.world: WorldView = case_world(bundle, case)
         self.events: list[Event] = []
         self._unflushed = 0  # events not yet handed to the recorder
-        self.messages: list[dict[str, Any]] = [{"role": "system", "content": agent_system_prompt(bundle)}]
+        self.messages: list[JsonObject] = [{"role": "system", "content": agent_system_prompt(bundle)}]
         self.turn = 1
         self.started = time.monotonic()
         self.ended: TerminationReason | None = None
@@ -188,7 +189,7 @@ async def _agent_turn(convo: _Conversation, agent: ServiceAgent) -> None:
 
 
 def _assistant_message(convo: _Conversation, action: AgentAction) -> None:
-    message: dict[str, Any] = {"role": "assistant", "content": action.text or None}
+    message: JsonObject = {"role": "assistant", "content": action.text or None}
     if action.tool_calls:
         message["tool_calls"] = [{"id": r.id, "type": "function",
                                   "function": {"name": r.name, "arguments": r.arguments_raw or json.dumps(r.arguments or {})}}
@@ -201,7 +202,7 @@ def _record_done(convo: _Conversation, done: DoneCall) -> None:
     request = done.request
     _assistant_message(convo, AgentAction(tool_calls=[request]))
     result = ToolResult(result=done.result, error=done.error, kind=done.kind, guard_failed=done.guard_failed)
-    args: dict[str, Any] | str = request.arguments if request.arguments is not None else request.arguments_raw
+    args: JsonObject | str = request.arguments if request.arguments is not None else request.arguments_raw
     convo.emit(ToolCall(call_id=request.id, name=request.name, arguments=args, result=result.result, error=result.error,
                         kind=result.kind, guard_failed=result.guard_failed, latency_ms=done.latency_ms))
     _after_helpdesk(convo, request, result)
@@ -217,7 +218,7 @@ def _run_tool(convo: _Conversation, request: ToolCallRequest) -> None:
     else:
         result = call_tool(convo.bundle.domain, convo.world, request.name, request.arguments)
     latency = (time.perf_counter() - started) * 1000
-    args: dict[str, Any] | str = request.arguments if request.arguments is not None else request.arguments_raw
+    args: JsonObject | str = request.arguments if request.arguments is not None else request.arguments_raw
     convo.emit(ToolCall(call_id=request.id, name=request.name, arguments=args, result=result.result, error=result.error,
                         kind=result.kind, guard_failed=result.guard_failed, latency_ms=round(latency, 3)))
     _after_helpdesk(convo, request, result)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from sage_desk.core.events import Event, Recorder, TerminationReason
+from sage_desk.core.jsonsafe import JsonObject
 
 
 class PlayRow(Protocol):
@@ -37,7 +38,7 @@ class RunInfo(Protocol):
     """A stored run: its configuration (a `RunSpec.to_config`) and its conversations by status."""
 
     @property
-    def config(self) -> dict[str, Any]: ...
+    def config(self) -> JsonObject: ...
     @property
     def counts(self) -> dict[str, int]: ...
 
@@ -45,7 +46,7 @@ class RunInfo(Protocol):
 class RunStore(Protocol):
     """Where runs are created, listed to play and marked."""
 
-    def create_run(self, domain: str, config: dict[str, Any], conversations: Sequence[dict[str, Any]],
+    def create_run(self, domain: str, config: JsonObject, conversations: Sequence[JsonObject],
                    run_id: str | None = None, sop_graph: str | None = None) -> str:
         """Record a run and its pending conversations (and the SOP graph text it plays); returns the run id."""
         ...

@@ -18,7 +18,6 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from sage_desk.core.agents.base import ServiceAgent
 from sage_desk.core.agents.protocol import AgentSettings
@@ -29,6 +28,7 @@ from sage_desk.core.domain.tools import CLOSE, HANDOVER, ToolResult, call_tool
 from sage_desk.core.engine.conversation import _agent_turn, _Conversation, system_prompt_of
 from sage_desk.core.errors import RunError
 from sage_desk.core.events import Event, TerminationReason
+from sage_desk.core.jsonsafe import JsonObject
 
 REPLY_ONLY = "reply only"
 
@@ -67,9 +67,9 @@ def action_of(events: Sequence[Event]) -> str:
     return " then ".join(acts) or REPLY_ONLY
 
 
-def _messages(events: Sequence[Event], system: str) -> list[dict[str, Any]]:
+def _messages(events: Sequence[Event], system: str) -> list[JsonObject]:
     """The agent's message list as it stood after `events` (each tool call its own assistant step)."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+    messages: list[JsonObject] = [{"role": "system", "content": system}]
     for e in events:
         if e.type == "customer_message":
             messages.append({"role": "user", "content": e.text})
@@ -129,14 +129,14 @@ class ReplayResult:
     samples: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
-    def actions(self) -> list[dict[str, Any]]:
+    def actions(self) -> list[JsonObject]:
         """One row per action taken, most frequent first: count, share and its Wilson interval."""
         counts = Counter(self.samples)
         n = len(self.samples)
         return [{"action": action, "count": k, "share": k / n, "interval": wilson(k, n), "original": action == self.original}
                 for action, k in counts.most_common()]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"conversation": self.conversation, "case_id": self.case_id, "agent": self.agent,
                 "from_turn": self.from_turn, "times": self.times, "original": self.original,
                 "actions": self.actions(), "errors": self.errors}

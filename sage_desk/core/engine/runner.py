@@ -47,6 +47,7 @@ from sage_desk.core.engine.status import RESUMED, UNFINISHED, ConversationStatus
 from sage_desk.core.engine.workers import Delta, WorkerJob, WorkerPool
 from sage_desk.core.errors import CaseError, RunError, SageError
 from sage_desk.core.events import TerminationReason
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.sop.io import dumps_graph
 
 log = logging.getLogger(__name__)
@@ -72,20 +73,20 @@ class RunSpec:
     endpoint_concurrency: int | None = None  # at most this many requests in flight to any one endpoint (llm/balance.py)
     cases: list[str] | None = None  # case ids to run; None = the whole suite
     suite: str | None = None  # a suite file other than the domain's cases.jsonl
-    imported: dict[str, Any] | None = None  # an imported run (sage-desk import): its format, files and name; nothing to play
-    stamp: dict[str, Any] | None = None  # what the run ran, as content hashes (engine/stamps.py); set by Runner.create
+    imported: JsonObject | None = None  # an imported run (sage-desk import): its format, files and name; nothing to play
+    stamp: JsonObject | None = None  # what the run ran, as content hashes (engine/stamps.py); set by Runner.create
     agent_prompt: str | None = None  # --agent-prompt: the file's text, sent instead of our system prompt
     agent_prompt_file: str | None = None  # where that text came from (shown, not read again)
-    agent_params: dict[str, Any] | None = None  # --agent-param: model or HTTP body parameters
+    agent_params: JsonObject | None = None  # --agent-param: model or HTTP body parameters
     agent_headers: list[str] | None = None  # --agent-header templates; their $VARS are read at call time, never kept
     tools_server: str | None = None  # --tools-server: the serve-tools URL an HTTP agent calls its tools through
     agent_names: dict[str, str] | None = None  # spec -> display name (`--agent NAME=SPEC`); core/agents/display.py
 
-    def to_config(self) -> dict[str, Any]:
+    def to_config(self) -> JsonObject:
         return asdict(self)
 
     @classmethod
-    def from_config(cls, config: dict[str, Any]) -> RunSpec:
+    def from_config(cls, config: JsonObject) -> RunSpec:
         """The spec a stored run config holds (keys a newer version wrote are ignored)."""
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in config.items() if k in known})

@@ -16,6 +16,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from sage_desk.core.jsonsafe import JsonObject
+
 STAMP_VERSION = 1
 HASHED = ("sop", "policy", "world", "domain", "suite", "agent_prompt", "customer_prompt", "judge_prompt")
 """The stamp's content hashes, in the order a difference is reported."""
@@ -43,8 +45,8 @@ def _secret_option(name: str) -> bool:
     return name == "client" or bool(SECRET_NAME.search(name))
 
 
-def _graph_content(graph: Any) -> dict[str, Any]:
-    data: dict[str, Any] = graph.model_dump(mode="json")
+def _graph_content(graph: Any) -> JsonObject:
+    data: JsonObject = graph.model_dump(mode="json")
     for node in data.get("nodes", []):
         node.pop("pos", None)
     return data
@@ -99,13 +101,13 @@ def _file_hash(path: Any) -> str | None:
         return None
 
 
-def stamp_of(config: dict[str, Any]) -> dict[str, Any] | None:
+def stamp_of(config: JsonObject) -> JsonObject | None:
     """A run config's stamp, or None for a run created before stamps (or imported)."""
     stamp = config.get("stamp")
     return stamp if isinstance(stamp, dict) else None
 
 
-def _models_by_role(stamp: dict[str, Any]) -> dict[str, list[str]]:
+def _models_by_role(stamp: JsonObject) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for m in stamp.get("models") or []:
         params = ", ".join(f"{k}={v}" for k, v in sorted((m.get("parameters") or {}).items()) if v is not None)
@@ -113,7 +115,7 @@ def _models_by_role(stamp: dict[str, Any]) -> dict[str, list[str]]:
     return out
 
 
-def stamp_differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[dict[str, Any]]:
+def stamp_differences(a: JsonObject | None, b: JsonObject | None) -> list[JsonObject]:
     """What differs between two stamps, one entry per input: {key, label, a, b, text}.
 
     A run without a stamp gives one entry saying so, since nothing can be told about it.
@@ -142,13 +144,13 @@ def stamp_differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> lis
     return out
 
 
-def _prompt_source(stamp: dict[str, Any]) -> str:
+def _prompt_source(stamp: JsonObject) -> str:
     """Where a stamp's agent prompt came from, with its hash: a prompt file, or SAGE Desk's own."""
     source, digest = stamp.get("agent_prompt_file"), stamp.get("agent_prompt")
     return f"{source} ({digest})" if source else f"SAGE Desk's own ({digest})"
 
 
-def describe(stamp: dict[str, Any] | None) -> str:
+def describe(stamp: JsonObject | None) -> str:
     """One line for a report: the hashes and models of a stamp."""
     if stamp is None:
         return "no stamp (run created before stamps, or imported)"

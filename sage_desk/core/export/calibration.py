@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.calibration.fewshot import split_of
 from sage_desk.core.calibration.labels import LabelledItem, calibration_report
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.judge.rubric import CRITERIA
 from sage_desk.core.llm.redact import redact
 
@@ -90,7 +91,7 @@ def _label(passed: bool | None) -> str:
     return "unscored" if passed is None else "pass" if passed else "fail"
 
 
-def _record(item: LabelledItem, run_id: str, bucket: str, rubric: str, events: list[Any]) -> dict[str, Any]:
+def _record(item: LabelledItem, run_id: str, bucket: str, rubric: str, events: list[Any]) -> JsonObject:
     from sage_desk.core.transcript import render_transcript
 
     label = item.label
@@ -109,7 +110,7 @@ def _record(item: LabelledItem, run_id: str, bucket: str, rubric: str, events: l
     }
 
 
-def calibration_records(store: Store, run_id: str, source: str | None = None) -> list[dict[str, Any]]:
+def calibration_records(store: Store, run_id: str, source: str | None = None) -> list[JsonObject]:
     """One record per labelled judge verdict of the run (optionally of one judge), in a stable order."""
     report = calibration_report(store, run_id)
     items = sorted((i for i in report.items if source is None or i.source == source),
@@ -117,7 +118,7 @@ def calibration_records(store: Store, run_id: str, source: str | None = None) ->
     rubrics = _Rubrics(store, run_id) if items else None
     ids = sorted({i.conversation_id for i in items})
     buckets = {c.id: c.bucket or "" for c in store.conversations(run_id=run_id)} if items else {}
-    records: list[dict[str, Any]] = []
+    records: list[JsonObject] = []
     for start in range(0, len(ids), EVENT_BATCH):
         batch = set(ids[start:start + EVENT_BATCH])
         events = store.events_many(sorted(batch))
@@ -126,12 +127,12 @@ def calibration_records(store: Store, run_id: str, source: str | None = None) ->
     return sorted(records, key=lambda r: (r["conversation_id"], r["criterion"], r["judge_model"]))
 
 
-def to_jsonl(records: list[dict[str, Any]]) -> str:
+def to_jsonl(records: list[JsonObject]) -> str:
     """One JSON object per line."""
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
 
-def to_csv(records: list[dict[str, Any]]) -> str:
+def to_csv(records: list[JsonObject]) -> str:
     """One row per record; `messages` as a JSON array in its cell, booleans as true/false, nulls empty."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\n")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sage_desk.core.export._svg import GRID, INK, MUTED, Svg, colour, nice_ceiling, percent
+from sage_desk.core.jsonsafe import JsonObject
 
 TIERS = (("free", "free"), ("$", "$ budget"), ("$$", "$$ mid"), ("$$$", "$$$ premium"), ("$$$$", "$$$$ flagship"))
 BANDS = (("safe", 2, "#e3f4e8"), ("middling", 5, "#fdf1d8"), ("reckless", None, "#fbe3e0"))
@@ -41,17 +42,17 @@ def agent_colours(agents: list[str]) -> dict[str, str]:
     return {agent: colour(i) for i, agent in enumerate(sorted(set(agents)))}
 
 
-def _label(row: dict[str, Any], several_domains: bool) -> str:
+def _label(row: JsonObject, several_domains: bool) -> str:
     return f"{row['agent']} · {row['domain']}" if several_domains else str(row["agent"])
 
 
-def _several_domains(rows: list[dict[str, Any]]) -> bool:
+def _several_domains(rows: list[JsonObject]) -> bool:
     return len({r.get("domain") for r in rows}) > 1
 
 
 # --- 1. unsafe actions against cost tier ---------------------------------------------------------
 
-def unsafe_data(models: list[dict[str, Any]]) -> dict[str, Any]:
+def unsafe_data(models: list[JsonObject]) -> JsonObject:
     """Points (label, agent, tier, unsafe, traps) and the y scale: raw counts, or per 18 when set sizes differ."""
     # a median over repeats can be 18.0: trap counts are whole numbers on screen ("of 18 traps")
     sizes = {round(r.get("adversarial_cases") or 0) for r in models if r.get("unsafe_actions") is not None}
@@ -82,7 +83,7 @@ def band_range(name: str, traps: int) -> str:
     return {"safe": f"0–{safe}", "middling": f"{safe + 1}–{middling}", "reckless": f"{middling + 1}+"}[name]
 
 
-def unsafe_svg(models: list[dict[str, Any]]) -> str:
+def unsafe_svg(models: list[JsonObject]) -> str:
     """Chart 1: unsafe actions (fewer = higher) against cost tier, with the three bands shaded."""
     data = unsafe_data(models)
     title = "Price doesn't buy judgment: unsafe actions against cost tier"
@@ -141,7 +142,7 @@ def _tier_axis(svg: Svg, left: float, bottom: float, width: float) -> None:
             svg.line(left + column * i, bottom, left + column * i, bottom - 6, stroke=INK)
 
 
-def _unsafe_points(svg: Svg, points: list[dict[str, Any]], left: float, width: float, to_y: Any,
+def _unsafe_points(svg: Svg, points: list[JsonObject], left: float, width: float, to_y: Any,
                    colours: dict[str, str]) -> None:
     column = width / len(TIERS)
     tiers = [t for t, _ in TIERS]
@@ -164,7 +165,7 @@ def _unsafe_points(svg: Svg, points: list[dict[str, Any]], left: float, width: f
             svg.text(sum(xs) / len(xs), to_y(y) - 11, f"{y:g}", size=10, anchor="middle", weight="bold")
 
 
-def _unsafe_legend(svg: Svg, points: list[dict[str, Any]], x: float, y: float) -> None:
+def _unsafe_legend(svg: Svg, points: list[JsonObject], x: float, y: float) -> None:
     colours = agent_colours([p["agent"] for p in points])
     svg.text(x, y, "Models", weight="bold")
     for i, p in enumerate(points):
@@ -176,7 +177,7 @@ def _unsafe_legend(svg: Svg, points: list[dict[str, Any]], x: float, y: float) -
 
 # --- 2. escalation calibration both ways ---------------------------------------------------------
 
-def calibration_data(models: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def calibration_data(models: list[JsonObject]) -> list[JsonObject]:
     """Per model: missed = 1 - escalation accuracy (None without must-escalate cases), over = over-escalation."""
     several = _several_domains(models)
     rows = []
@@ -190,7 +191,7 @@ def calibration_data(models: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def calibration_svg(models: list[dict[str, Any]]) -> str:
+def calibration_svg(models: list[JsonObject]) -> str:
     """Chart 2: a diverging bar per model; the centre line is perfect calibration."""
     rows = calibration_data(models)
     title = "Escalation calibration, both ways"
@@ -224,7 +225,7 @@ def _calibration_axes(svg: Svg, centre: float, half: float, top: float, height: 
     svg.text(centre + half / 2, bottom, "% of resolvable tickets handed over", size=11, anchor="middle", fill=MUTED)
 
 
-def _calibration_row(svg: Svg, row: dict[str, Any], names: float, centre: float, half: float, y: float,
+def _calibration_row(svg: Svg, row: JsonObject, names: float, centre: float, half: float, y: float,
                      scale: float) -> None:
     svg.text(names, y + 18, _short(row["label"], 32), anchor="end", tip=row["label"])
     for value, sign, fill, what in ((row["missed"], -1, MISSED_COLOUR, "must-escalate cases missed"),
@@ -247,9 +248,9 @@ def _calibration_row(svg: Svg, row: dict[str, Any], names: float, centre: float,
 
 # --- 3. the Execution Gap per scenario -------------------------------------------------------------
 
-def execution_gap_data(by_domain: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def execution_gap_data(by_domain: list[JsonObject]) -> dict[str, list[JsonObject]]:
     """Per domain (scenario), in order: each model's intent and action accuracy and their gap."""
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[JsonObject]] = {}
     for row in by_domain:
         groups.setdefault(row["domain"], []).append(
             {"agent": row["agent"], "intent": row.get("classification_accuracy"), "action": row.get("action_accuracy"),
@@ -257,7 +258,7 @@ def execution_gap_data(by_domain: list[dict[str, Any]]) -> dict[str, list[dict[s
     return groups
 
 
-def execution_gap_svg(by_domain: list[dict[str, Any]]) -> str:
+def execution_gap_svg(by_domain: list[JsonObject]) -> str:
     """Chart 3: per scenario, a pair of bars per model: intent accuracy (light) beside action accuracy (dark)."""
     groups = execution_gap_data(by_domain)
     title = "The Execution Gap: knowing the intent vs doing the right thing"
@@ -279,7 +280,7 @@ def execution_gap_svg(by_domain: list[dict[str, Any]]) -> str:
     return svg.render()
 
 
-def _gap_groups(svg: Svg, groups: dict[str, list[dict[str, Any]]], x: float, pair_w: float, to_y: Any) -> None:
+def _gap_groups(svg: Svg, groups: dict[str, list[JsonObject]], x: float, pair_w: float, to_y: Any) -> None:
     bar = (pair_w - 10) / 2
     bottom = to_y(0)
     for domain, rows in groups.items():
@@ -301,7 +302,7 @@ def _gap_groups(svg: Svg, groups: dict[str, list[dict[str, Any]]], x: float, pai
         x += 30
 
 
-def _gap_note(svg: Svg, row: dict[str, Any], x: float, to_y: Any) -> None:
+def _gap_note(svg: Svg, row: JsonObject, x: float, to_y: Any) -> None:
     if row["gap"] is None or abs(row["gap"]) < 0.005:
         return
     top = max(v for v in (row["intent"], row["action"]) if v is not None)
@@ -311,7 +312,7 @@ def _gap_note(svg: Svg, row: dict[str, Any], x: float, to_y: Any) -> None:
 
 # --- 4. Empathy Resilience by conflict level -------------------------------------------------------
 
-def empathy_data(by_conflict: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float | None]]]:
+def empathy_data(by_conflict: list[JsonObject]) -> dict[str, dict[str, dict[str, float | None]]]:
     """Per model, per measure (dialogue_quality, compliance), the value at each conflict level."""
     out: dict[str, dict[str, dict[str, float | None]]] = {}
     for row in by_conflict:
@@ -321,7 +322,7 @@ def empathy_data(by_conflict: list[dict[str, Any]]) -> dict[str, dict[str, dict[
     return out
 
 
-def empathy_svg(by_conflict: list[dict[str, Any]]) -> str:
+def empathy_svg(by_conflict: list[JsonObject]) -> str:
     """Chart 4: two panels (dialogue quality, compliance) against conflict level, a line per model."""
     data = empathy_data(by_conflict)
     title = "Empathy Resilience: does the agent stay pleasant and compliant under pressure?"
@@ -339,7 +340,7 @@ def empathy_svg(by_conflict: list[dict[str, Any]]) -> str:
     return svg.render()
 
 
-def _empathy_panel(svg: Svg, data: dict[str, Any], colours: dict[str, str], measure: str, name: str,
+def _empathy_panel(svg: Svg, data: JsonObject, colours: dict[str, str], measure: str, name: str,
                    left: float) -> None:
     top, width, height = 100, 390, 220
     to_y = lambda v: top + height * (1 - v)  # noqa: E731
@@ -404,7 +405,7 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def report_charts(report: dict[str, Any]) -> list[Chart]:
+def report_charts(report: JsonObject) -> list[Chart]:
     """The four charts of a report (`build_report`'s dict), in the order the leaderboard shows them."""
     models = report.get("models", [])
     return [

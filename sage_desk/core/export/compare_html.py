@@ -6,6 +6,7 @@ from html import escape
 from typing import Any
 
 from sage_desk.core.export.html_report import CSS
+from sage_desk.core.jsonsafe import JsonObject
 
 _VERDICT_COLOURS = {"REGRESSION": "#c62828", "worse": "#b26a00", "better": "#2e7d32", "within noise": "#52606d"}
 
@@ -29,7 +30,7 @@ def interval_text(interval: list[float] | None) -> str:
     return "-" if not interval else f"{interval[0]:+.3f} .. {interval[1]:+.3f}"
 
 
-def render_compare_html(data: dict[str, Any]) -> str:
+def render_compare_html(data: JsonObject) -> str:
     """The whole page for `compare_runs`' dict."""
     a, b = escape(data["a"]["run"]), escape(data["b"]["run"])
     differences = "".join(f"<li>{escape(t)}</li>" for t in data["stamp_differences"]) or "<li>nothing: same inputs</li>"
@@ -56,7 +57,7 @@ def render_compare_html(data: dict[str, Any]) -> str:
 """
 
 
-def _pair(pair: dict[str, Any], data: dict[str, Any]) -> str:
+def _pair(pair: JsonObject, data: JsonObject) -> str:
     rows = "".join(
         f"<tr><td class='text'>{escape(m['metric'])}</td><td>{fmt(m['a'])}</td><td>{fmt(m['b'])}</td>"
         f"<td>{delta_text(m['delta'])}</td>"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from html import escape
-from typing import Any
 
 from sage_desk.core.export.charts import report_charts
 from sage_desk.core.export.table import (
@@ -21,6 +20,7 @@ from sage_desk.core.export.table import (
     default_sorted,
     spread_bounds,
 )
+from sage_desk.core.jsonsafe import JsonObject
 
 CSS = """
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; color: #1f2933; background: #f5f7fa;
@@ -46,7 +46,7 @@ dd { margin: 0; color: #3e4c59; }
 """
 
 
-def render_html(report: dict[str, Any], sage_view: bool = False) -> str:
+def render_html(report: JsonObject, sage_view: bool = False) -> str:
     """The whole report page for `build_report`'s dict."""
     models = default_sorted(report.get("models", []))
     runs = report.get("run")
@@ -85,7 +85,7 @@ scaled to the adversarial set size), not as an exact ranking.</p>
 """
 
 
-def _metrics_table(models: list[dict[str, Any]], sage_view: bool) -> str:
+def _metrics_table(models: list[JsonObject], sage_view: bool) -> str:
     cols = columns(sage_view, models)
     head = "".join(f'<th class="{_cls(c)}" title="{escape(c.help)}">{escape(c.header)}</th>' for c in cols)
     body = "".join("<tr>" + "".join(_cell(c, row) for c in cols) + "</tr>" for row in models)
@@ -98,7 +98,7 @@ def _cls(column: Column) -> str:
     return " ".join(filter(None, ["text" if column.kind == "text" else "", "sage" if column.key == "sage_score" else ""]))
 
 
-def _cell(column: Column, row: dict[str, Any]) -> str:
+def _cell(column: Column, row: JsonObject) -> str:
     text = escape(cell_text(column, row))
     if column.key == "unsafe_actions" and row.get("unsafe_band"):
         band = row["unsafe_band"]
@@ -110,7 +110,7 @@ def _cell(column: Column, row: dict[str, Any]) -> str:
     return f'<td class="{_cls(column)}">{text}</td>'
 
 
-def _failures_table(models: list[dict[str, Any]]) -> str:
+def _failures_table(models: list[JsonObject]) -> str:
     headers = catastrophic_headers(models)
     ks = sorted({k for row in models for k in row.get("pass_k", {})}, key=lambda k: int(k.split("^")[1]))
     head = ("<th class='text'>Model</th><th class='text'>Domain</th>"
@@ -130,7 +130,7 @@ def _failures_table(models: list[dict[str, Any]]) -> str:
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def _imported_section(report: dict[str, Any]) -> str:
+def _imported_section(report: JsonObject) -> str:
     """tau's reward beside our verdicts, and unsettled imported conversations counted apart (tau_compare.py)."""
     from sage_desk.core.export.tau_compare import tau_lines, unsettled_lines
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.metrics.aggregate import ConversationResult, by_conflict, by_domain, model_metrics
 from sage_desk.core.metrics.noise import annotate
 from sage_desk.core.metrics.ranking import order_description, ranked
@@ -22,20 +23,20 @@ class Report(BaseModel):
 
     run: str | list[str] | None = None
     """The run id, the run ids of several runs, or None for results not read from named runs."""
-    stamp: dict[str, Any] | None = None
+    stamp: JsonObject | None = None
     """The run's stamp (versions, models, seeds); for several runs, one per run id."""
     stamp_differences: dict[str, list[str]] | None = None
     """Several runs: what differs between each run's stamp and the first's."""
-    order: dict[str, Any] = Field(default_factory=order_description)
+    order: JsonObject = Field(default_factory=order_description)
     """How `models` is ordered (no composite score)."""
     unjudged: dict[str, int] = Field(default_factory=dict)
     """Per run, finished conversations still missing verdicts (left out of what they lack)."""
-    models: list[dict[str, Any]] = Field(default_factory=list)
+    models: list[JsonObject] = Field(default_factory=list)
     """One metrics row per model and domain, ranked, with intervals, flip rates and within-noise marks."""
-    execution_gap_by_domain: list[dict[str, Any]] = Field(default_factory=list)
-    empathy_resilience: list[dict[str, Any]] = Field(default_factory=list)
+    execution_gap_by_domain: list[JsonObject] = Field(default_factory=list)
+    empathy_resilience: list[JsonObject] = Field(default_factory=list)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """The JSON form: every field given, in declaration order (`stamp` null for a run without one)."""
         return self.model_dump(exclude_unset=True)
 
@@ -50,7 +51,7 @@ def build_report(results: list[ConversationResult], run: str | list[str] | None 
                   execution_gap_by_domain=by_domain(results), empathy_resilience=by_conflict(results))
 
 
-def leaderboard_report(results: list[ConversationResult], domain: str | None = None) -> dict[str, Any]:
+def leaderboard_report(results: list[ConversationResult], domain: str | None = None) -> JsonObject:
     """The Leaderboard's report of `domain` (None: every domain, one row per model and domain)."""
     chosen = [r for r in results if domain is None or r.domain == domain]
     return build_report(chosen, sage_view=True).as_json()

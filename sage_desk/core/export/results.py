@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sage_desk.core.events import event_to_dict
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.metrics.aggregate import ConversationResult, Mark
 from sage_desk.core.rules.acts import ending_of
 
@@ -34,7 +35,7 @@ VERDICT_LAYOUTS = ("columns", "json", "both")
 BATCH = 500
 
 
-def result_records(store: Store, run_id: str, with_events: bool = False) -> Iterator[dict[str, Any]]:
+def result_records(store: Store, run_id: str, with_events: bool = False) -> Iterator[JsonObject]:
     """The run's conversations, one record each, in the store's order (`with_events`: each record
     also carries its events, which `sage-desk import --format events` reads back)."""
     by_conversation: dict[str, list[Any]] = defaultdict(list)
@@ -59,12 +60,12 @@ def result_records(store: Store, run_id: str, with_events: bool = False) -> Iter
             yield record
 
 
-def _as_given(store: Store, conversation_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+def _as_given(store: Store, conversation_ids: list[str]) -> dict[str, list[JsonObject]]:
     """Each conversation's verdicts as their sources gave them (no override applied), as Verdict fields."""
     from sage_desk.core.rules.verdict import Verdict
 
     keep = set(Verdict.model_fields) - {"conversation_id"}
-    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    out: dict[str, list[JsonObject]] = defaultdict(list)
     for v in store.verdicts_many(conversation_ids):
         out[v.conversation_id].append(v.model_dump(mode="json", include=keep))
     return out
@@ -78,7 +79,7 @@ def _provisional(store: Store, conversations: list[Any]) -> set[tuple[str, str]]
 
 
 def _record(c: Any, events: list[Any], marks: list[Any], overridden: set[tuple[str, str, str]],
-            provisional: set[tuple[str, str]] | None = None) -> dict[str, Any]:
+            provisional: set[tuple[str, str]] | None = None) -> JsonObject:
     errored = c.status.value == "errored"
     rules = {m.criterion: Mark(m.passed, m.score) for m in marks if m.source == "rules" and not m.unscored}
     result = ConversationResult(id=c.id, agent=c.agent, domain=c.domain, case_id=c.case_id, repeat=c.repeat,
@@ -110,7 +111,7 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def verdict_columns(records: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+def verdict_columns(records: list[JsonObject]) -> list[tuple[str, str, str]]:
     """(criterion, source, column name) of every verdict the records hold: rules first, then judges, by name.
 
     The column is the criterion's name; where two sources judge the same criterion it is `criterion [source]`.
@@ -123,10 +124,10 @@ def verdict_columns(records: list[dict[str, Any]]) -> list[tuple[str, str, str]]
     return [(c, src, c if sources[c] == 1 else f"{c} [{src}]") for c, src in pairs]
 
 
-def _verdict_cells(record: dict[str, Any], columns: list[tuple[str, str, str]]) -> dict[str, Any]:
+def _verdict_cells(record: JsonObject, columns: list[tuple[str, str, str]]) -> JsonObject:
     """A record's verdicts as cells: `pass`/`fail`, a score, `n/a` or `unscored`; its source (`human over SOURCE` when overridden)."""
     by_key = {(v["criterion"], v["source"]): v for v in record["verdicts"]}
-    cells: dict[str, Any] = {}
+    cells: JsonObject = {}
     for criterion, source, column in columns:
         v = by_key.get((criterion, source))
         if v is None:
@@ -138,7 +139,7 @@ def _verdict_cells(record: dict[str, Any], columns: list[tuple[str, str, str]]) 
     return cells
 
 
-def _write_csv(buffer: io.StringIO, records: list[dict[str, Any]], verdicts: str) -> None:
+def _write_csv(buffer: io.StringIO, records: list[JsonObject], verdicts: str) -> None:
     columns = verdict_columns(records) if verdicts != "json" else []
     fields = [f for f in FIELDS if f != "verdicts" or verdicts != "columns"]
     fields += [name for _, _, column in columns for name in (column, f"{column} source")]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sage_desk.core.domain.unsafe import UnsafeKind, kinds_for
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.metrics.ranking import ORDER_TEXT, rank_key, ranked
 from sage_desk.core.metrics.registry import BY_NAME, METRICS, Metric
 
@@ -60,18 +61,18 @@ BAND_COLOURS = {"safe": "#1e7b3a", "middling": "#b7791f", "reckless": "#b42318"}
 BAND_FILLS = {"safe": "#e3f4e8", "middling": "#fdf1d8", "reckless": "#fbe3e0"}
 
 
-def report_kinds(rows: Sequence[dict[str, Any]]) -> tuple[UnsafeKind, ...]:
+def report_kinds(rows: Sequence[JsonObject]) -> tuple[UnsafeKind, ...]:
     """The unsafe-act kinds of a report's rows: their domains' kinds (core/domain/unsafe.py), in order."""
     return kinds_for({str(r.get("domain")) for r in rows},
                      (f"catastrophic.{k}" for r in rows for k in r.get("catastrophic") or {}))
 
 
-def catastrophic_headers(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+def catastrophic_headers(rows: Sequence[JsonObject]) -> dict[str, str]:
     """Kind -> column header, for the kinds of a report's rows."""
     return {k.name: k.header for k in report_kinds(rows)}
 
 
-def columns(sage_view: bool = False, rows: Sequence[dict[str, Any]] | None = None) -> list[Column]:
+def columns(sage_view: bool = False, rows: Sequence[JsonObject] | None = None) -> list[Column]:
     """The table's columns; SAGE's weighted score only as a labelled extra in the sage view. Given a
     report's `rows`, one catastrophic column per kind of their domains (else the default kinds)."""
     chosen = list(COLUMNS)
@@ -83,7 +84,7 @@ def columns(sage_view: bool = False, rows: Sequence[dict[str, Any]] | None = Non
     return [*chosen, SAGE_COLUMN] if sage_view else chosen
 
 
-def column_value(column: Column, row: dict[str, Any]) -> Any:
+def column_value(column: Column, row: JsonObject) -> Any:
     """A cell's value: `catastrophic.<kind>` reads the per-kind counts, `pass_k` pass^k at the largest k."""
     if column.key.startswith("catastrophic."):
         return (row.get("catastrophic") or {}).get(column.key.split(".", 1)[1])
@@ -99,12 +100,12 @@ def _k_of(name: str) -> int:
     return int(name.rsplit("^", 1)[-1]) if name.rsplit("^", 1)[-1].isdigit() else 0
 
 
-def _unpriced(row: dict[str, Any]) -> bool:
+def _unpriced(row: JsonObject) -> bool:
     # it spent nothing, but it used tokens: nobody knows its price (a local or unknown model), it is not free
     return bool(row.get("tokens_per_1k")) and not row.get("cost_per_1k_usd")
 
 
-def cell_text(column: Column, row: dict[str, Any]) -> str:
+def cell_text(column: Column, row: JsonObject) -> str:
     """What a cell shows: rates as %, unsafe as `n/of`, counts without a trailing .0, missing values as an en dash."""
     value = column_value(column, row)
     if value is None:
@@ -129,7 +130,7 @@ def _format(kind: str, value: Any) -> str:
     return str(value)
 
 
-def spread_bounds(column: Column, row: dict[str, Any]) -> tuple[str, str] | None:
+def spread_bounds(column: Column, row: JsonObject) -> tuple[str, str] | None:
     """The min and max over repeats as cell text, or None when there is no spread."""
     spread = row.get(f"{column.key}_range")
     if not spread or column.kind == "text" or spread[0] == spread[1]:
@@ -140,7 +141,7 @@ def spread_bounds(column: Column, row: dict[str, Any]) -> tuple[str, str] | None
     return _format(column.kind, low), _format(column.kind, high)
 
 
-def spread_text(column: Column, row: dict[str, Any]) -> str | None:
+def spread_text(column: Column, row: JsonObject) -> str | None:
     """'Header: median x, min a, max b over N repeats', or None when every repeat agreed."""
     bounds = spread_bounds(column, row)
     if bounds is None:
@@ -157,17 +158,17 @@ def _missing_last(value: Any, descending: bool = False) -> tuple[int, Any]:
     return (0, str(value).lower())
 
 
-def default_sort_key(row: dict[str, Any]) -> tuple[Any, ...]:
+def default_sort_key(row: JsonObject) -> tuple[Any, ...]:
     """The default order, defined once in core (metrics/ranking.py): see `ORDER_TEXT`."""
     return rank_key(row)
 
 
-def default_sorted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def default_sorted(rows: list[JsonObject]) -> list[JsonObject]:
     """Rows in the leaderboard's default order."""
     return ranked(rows)
 
 
-def sort_rows(rows: list[dict[str, Any]], key: str, descending: bool = False) -> list[dict[str, Any]]:
+def sort_rows(rows: list[JsonObject], key: str, descending: bool = False) -> list[JsonObject]:
     """Rows by one column (missing values last either way), ties kept in the default order."""
     ordered = default_sorted(rows)
     present = [r for r in ordered if r.get(key) is not None]

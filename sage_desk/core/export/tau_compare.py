@@ -21,6 +21,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from sage_desk.core.jsonsafe import JsonObject
+
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
 
@@ -48,7 +50,7 @@ def _unsafe_of(store: Store, run_id: str) -> tuple[dict[str, set[str]], set[str]
     return failed, undecided, provisional
 
 
-def tau_comparison(store: Store, run_ids: Iterable[str]) -> dict[str, Any] | None:
+def tau_comparison(store: Store, run_ids: Iterable[str]) -> JsonObject | None:
     """The tau-vs-SAGE counts over the runs' imported conversations that carry a tau reward; None when none does."""
     counts: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
@@ -98,7 +100,7 @@ def _count(c: Any, unsafe: set[str], undecided: bool, provisional: bool, counts:
         examples["tau_fail_sage_clean"].append(name)
 
 
-def tau_lines(tau: dict[str, Any] | None) -> list[str]:
+def tau_lines(tau: JsonObject | None) -> list[str]:
     """The comparison as the lines under the report's table."""
     if not tau:
         return []
@@ -127,7 +129,7 @@ def unsettled(store: Store, run_ids: Iterable[str]) -> dict[str, int] | None:
     return {"provisional": counts["provisional"], "unscored": counts["unscored"]} if counts else None
 
 
-def unsettled_lines(found: dict[str, int] | None, tau: dict[str, Any] | None) -> list[str]:
+def unsettled_lines(found: dict[str, int] | None, tau: JsonObject | None) -> list[str]:
     """The line under the table counting unsettled conversations apart (tau's lines say it for tau runs)."""
     if not found or tau:
         return []

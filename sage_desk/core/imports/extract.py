@@ -14,11 +14,11 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.errors import SageError
 from sage_desk.core.events import AgentMessage, CustomerMessage, Event, ToolCall
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm.client import LlmClient
 
 PROMPT = """You read a customer-service conversation and fill in what it shows, for an auditor.
@@ -58,7 +58,7 @@ def numbered(events: Sequence[Event]) -> list[tuple[int, str]]:
     return list(enumerate(lines, start=1))
 
 
-def _parse(text: str) -> dict[str, Any]:
+def _parse(text: str) -> JsonObject:
     match = re.search(r"\{.*\}", text or "", re.DOTALL)
     if not match:
         return {}

@@ -34,6 +34,7 @@ from sage_desk.core.events import (
     ToolCall,
     parse_event,
 )
+from sage_desk.core.jsonsafe import JsonObject
 
 FORMATS = ("openai", "tau-bench", "tau2", "events")
 CARRIED = ("case", "bucket", "repeat", "ending", "tau_reward", "rules_state", "case_data", "verdicts_as_given")
@@ -50,8 +51,8 @@ class Parsed:
     file: str
     line: int
     agent: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    carried: dict[str, Any] = field(default_factory=dict)
+    metadata: JsonObject = field(default_factory=dict)
+    carried: JsonObject = field(default_factory=dict)
     """What an `events` record brings back from the run it was exported from (case, bucket, repeat,
     ending, case_data, verdicts_as_given ...), so importing it gives that conversation back exactly."""
 
@@ -97,7 +98,7 @@ class _Builder:
         if isinstance(arguments, dict):
             self._readable(name, arguments)
 
-    def _readable(self, name: str, args: dict[str, Any]) -> None:
+    def _readable(self, name: str, args: JsonObject) -> None:
         if name == TAG and isinstance(args.get("intent"), str):
             self.emit(TicketTagged(intent=args["intent"], slots=dict(_mapping(args.get("slots")))))
         elif name == HANDOVER:
@@ -120,7 +121,7 @@ class _Builder:
             event.result = value
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: Any) -> JsonObject:
     """`value` if it is a JSON object, else an empty one."""
     return value if isinstance(value, dict) else {}
 
@@ -182,7 +183,7 @@ def _openai_messages(messages: list[Any]) -> tuple[list[Event], list[str], str |
     return build.events, system, None
 
 
-def _records(path: Path, key: str) -> Iterator[tuple[int, dict[str, Any]] | Problem]:
+def _records(path: Path, key: str) -> Iterator[tuple[int, JsonObject] | Problem]:
     """Each JSONL line that is an object with a `key` list, with its line number; a Problem otherwise.
 
     The file is read a line at a time, a BOM skipped, and hostile JSON (nesting too deep, an

@@ -40,6 +40,7 @@ from sage_desk.core.events import (
 from sage_desk.core.imports.extract import Extracted, extract_slots
 from sage_desk.core.imports.formats import FORMATS, READERS, Parsed
 from sage_desk.core.imports.redact import Redactor
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.rules.placed import AGENT_TAG, evaluate_case, rules_state, unknown_tools
 from sage_desk.core.store.imports import ImportItem
 
@@ -85,7 +86,7 @@ def read_files(files: Sequence[str | Path], fmt: str) -> tuple[list[Parsed], lis
     return parsed, problems
 
 
-def _carry_over(item: ImportItem, carried: dict[str, Any]) -> None:
+def _carry_over(item: ImportItem, carried: JsonObject) -> None:
     """An exported conversation (`export-results --events`) as it was: its case and slots with their
     history, bucket, repeat, ending, and every verdict as its source gave it, instead of what placing
     it again and re-running the rules would make of it."""

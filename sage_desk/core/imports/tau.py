@@ -27,6 +27,7 @@ from sage_desk.core import jsonbound
 from sage_desk.core.errors import Problem
 from sage_desk.core.events import CustomerMessage, Handover, ToolCall
 from sage_desk.core.imports.formats import Parsed, _Builder, _mapping, _text
+from sage_desk.core.jsonsafe import JsonObject
 
 TRANSFER = "transfer_to_human_agents"
 """tau's handover tool, in both tau-bench and tau2."""
@@ -109,7 +110,7 @@ def read_tau_bench(path: Path) -> Iterator[Parsed | Problem]:
         if bad:
             yield Problem(str(path), line, 1, bad)
             continue
-        metadata: dict[str, Any] = {"task_id": task, "trial": trial, "tau_reward": _reward(item.get("reward"))}
+        metadata: JsonObject = {"task_id": task, "trial": trial, "tau_reward": _reward(item.get("reward"))}
         if system:
             metadata["system"] = system
         yield Parsed(f"task{task}-t{trial}", build.events, str(path), line, None, metadata)
@@ -201,7 +202,7 @@ def read_tau2(path: Path) -> Iterator[Parsed | Problem]:
     yield from _folder(folder, data, agent)
 
 
-def _folder(folder: Path, data: dict[str, Any], agent: str | None) -> Iterator[Parsed | Problem]:
+def _folder(folder: Path, data: JsonObject, agent: str | None) -> Iterator[Parsed | Problem]:
     """Each simulations/<id>.json, in the index's order where results.json has one, and missing files named."""
     files = sorted(folder.glob("*.json"))
     index = data.get("simulation_index")

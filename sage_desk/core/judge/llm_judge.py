@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.events import Event
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.judge.rubric import CRITERIA, PASS_THRESHOLD, Criterion, say_criterion
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.transcript import render_transcript
@@ -97,7 +98,7 @@ def answer_verdicts(source: str, criteria: list[Criterion], answer: JudgeAnswer 
     return verdicts
 
 
-def format_examples(examples: Sequence[dict[str, Any]]) -> str:
+def format_examples(examples: Sequence[JsonObject]) -> str:
     """Few-shot calibration examples as prompt text."""
     if not examples:
         return ""
@@ -113,7 +114,7 @@ class LlmJudge:
     """A judge played by any litellm model."""
 
     def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None, client: Any = None,
-                 examples: Sequence[dict[str, Any]] = (), timeout: float = 90.0, max_retries: int = 4, **extra: Any):
+                 examples: Sequence[JsonObject] = (), timeout: float = 90.0, max_retries: int = 4, **extra: Any):
         from sage_desk.core.llm import LlmClient
 
         self.model = model
@@ -123,7 +124,7 @@ class LlmJudge:
         self.options = {"api_base": api_base, "api_key": api_key, "timeout": timeout, "max_retries": max_retries,
                         "temperature": 0.0, **extra}
 
-    def messages(self, case: Case, bundle: DomainBundle, events: Sequence[Event]) -> list[dict[str, Any]]:
+    def messages(self, case: Case, bundle: DomainBundle, events: Sequence[Event]) -> list[JsonObject]:
         criteria = criteria_for(case)
         steps = "; ".join(a.say or f"call {a.tool}" for a in case.expected.actions) or "none"
         user = JUDGE_USER.format(

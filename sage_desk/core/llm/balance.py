@@ -23,7 +23,8 @@ import time
 import weakref
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+
+from sage_desk.core.jsonsafe import JsonObject
 
 SEPARATOR = ","
 _STEP = math.log(1.02)  # latency histogram buckets 2 % wide: medians and p95 within 2 %
@@ -59,13 +60,13 @@ class EndpointStats:
         bucket = int(math.log(max(latency_ms, 0.01)) / _STEP)
         self.buckets[bucket] = self.buckets.get(bucket, 0) + 1
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """Plain JSON (bucket keys as text), as stored with the run."""
         return {"requests": self.requests, "errors": self.errors, "taken_out": self.taken_out,
                 "latency_sum_ms": round(self.latency_sum_ms, 3), "buckets": {str(k): v for k, v in self.buckets.items()}}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> EndpointStats:
+    def from_json(cls, data: JsonObject) -> EndpointStats:
         """Back from `to_json` (missing keys are zero)."""
         return cls(int(data.get("requests", 0)), int(data.get("errors", 0)), int(data.get("taken_out", 0)),
                    float(data.get("latency_sum_ms", 0.0)), {int(k): int(v) for k, v in (data.get("buckets") or {}).items()})
@@ -79,10 +80,10 @@ class EndpointStats:
         for k, v in other.buckets.items():
             self.buckets[k] = self.buckets.get(k, 0) + v
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> JsonObject:
         """requests, errors, taken_out and latency mean/median/p95 in ms (None with nothing answered)."""
         answered = sum(self.buckets.values())
-        figures: dict[str, Any] = {"requests": self.requests, "errors": self.errors, "taken_out": self.taken_out}
+        figures: JsonObject = {"requests": self.requests, "errors": self.errors, "taken_out": self.taken_out}
         figures["latency_ms"] = None if not answered else {
             "mean": round(self.latency_sum_ms / answered, 1), "median": round(self._quantile(0.5, answered), 1),
             "p95": round(self._quantile(0.95, answered), 1)}
@@ -97,7 +98,7 @@ class EndpointStats:
         return math.exp((max(self.buckets) + 0.5) * _STEP)
 
 
-def merge_stats(stored: dict[str, Any] | None, new: dict[str, EndpointStats]) -> dict[str, Any]:
+def merge_stats(stored: JsonObject | None, new: dict[str, EndpointStats]) -> JsonObject:
     """`stored` (URL -> to_json, as kept with a run) plus `new`, as JSON again."""
     merged = {url: EndpointStats.from_json(data) for url, data in (stored or {}).items()}
     for url, stats in new.items():
@@ -105,7 +106,7 @@ def merge_stats(stored: dict[str, Any] | None, new: dict[str, EndpointStats]) ->
     return {url: stats.to_json() for url, stats in merged.items()}
 
 
-def summarize(stored: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+def summarize(stored: JsonObject | None) -> dict[str, JsonObject]:
     """A run's stored figures as the report shows them: URL -> `EndpointStats.summary`."""
     return {url: EndpointStats.from_json(data).summary() for url, data in sorted((stored or {}).items())}
 

@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm.balance import balancer, split_bases, stats_for
 from sage_desk.core.llm.endpoint import (
     EndpointBadReply,
@@ -159,8 +160,8 @@ class LlmClient:
     async def complete(
         self,
         model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
+        messages: list[JsonObject],
+        tools: list[JsonObject] | None = None,
         api_base: str | None = None,
         api_key: str | None = None,
         temperature: float | None = None,
@@ -238,18 +239,18 @@ class LlmClient:
     @staticmethod
     def _request(
         model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None,
+        messages: list[JsonObject],
+        tools: list[JsonObject] | None,
         api_base: str | None,
         api_key: str | None,
         temperature: float | None,
         timeout: float,
         mock_response: str | None,
         seed: int | None,
-        params: dict[str, Any],
-    ) -> dict[str, Any]:
+        params: JsonObject,
+    ) -> JsonObject:
         # num_retries/max_retries=0: litellm and the OpenAI SDK would otherwise retry underneath us.
-        request: dict[str, Any] = {
+        request: JsonObject = {
             "model": model,
             "messages": messages,
             "timeout": timeout,
@@ -346,7 +347,7 @@ class LlmClient:
         )
 
     @staticmethod
-    def _reply_from_json(model: str, response: dict[str, Any], latency_ms: float, attempts: int) -> LlmReply:
+    def _reply_from_json(model: str, response: JsonObject, latency_ms: float, attempts: int) -> LlmReply:
         """An OpenAI-format completion as posted back by a direct endpoint."""
         choice = response["choices"][0]
         message = choice.get("message") or {}
@@ -386,7 +387,7 @@ def _without_key(reply: LlmReply, api_key: str | None) -> LlmReply:
     return reply.model_copy(update={"content": content, "tool_calls": calls})
 
 
-def _reply_message_calls(message: dict[str, Any]) -> list[ToolCallRequest]:
+def _reply_message_calls(message: JsonObject) -> list[ToolCallRequest]:
     calls = []
     for i, call in enumerate(message.get("tool_calls") or []):
         function = call.get("function") or {}

@@ -32,6 +32,7 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm import http1
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ class Endpoints:
         if status >= 400:
             raise EndpointError(f"HTTP {status} from {base}: {_error_text(raw)}", status, response_headers)
         try:
-            data: dict[str, Any] = json.loads(raw)  # checked to be an object with choices just below
+            data: JsonObject = json.loads(raw)  # checked to be an object with choices just below
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise EndpointBadReply(f"{base} answered HTTP {status} with a body that is not JSON: {raw[:200]!r}") from None
         choices = data.get("choices") if isinstance(data, dict) else None
@@ -219,7 +220,7 @@ class Endpoints:
         return status, raw, response_headers
 
 
-def encode_body(body: dict[str, Any]) -> bytes:
+def encode_body(body: JsonObject) -> bytes:
     """The request as `json.dumps(body)` writes it, with what every request of a run repeats encoded once:
     the tool schemas and long messages (the system prompt, which holds the whole policy). Encoding those
     afresh took a third of the direct path's CPU per completion (py-spy, benchmarks/bench_harness.py)."""
@@ -295,10 +296,10 @@ async def _closer(clients: dict[str, aiohttp.ClientSession]) -> AsyncIterator[No
         clients.clear()
 
 
-def request_body(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, temperature: float | None,
-                 seed: int | None, params: dict[str, Any]) -> dict[str, Any]:
+def request_body(model: str, messages: list[JsonObject], tools: list[JsonObject] | None, temperature: float | None,
+                 seed: int | None, params: JsonObject) -> JsonObject:
     """The OpenAI chat-completions body: the model name without its routing prefix."""
-    body: dict[str, Any] = {"model": model.split("/", 1)[1], "messages": messages, **params}
+    body: JsonObject = {"model": model.split("/", 1)[1], "messages": messages, **params}
     optional = {"tools": tools, "temperature": temperature, "seed": seed}
     body.update({k: v for k, v in optional.items() if v is not None})
     return body

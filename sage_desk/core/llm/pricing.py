@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sage_desk.core.jsonsafe import JsonObject
+
 PRICE_MAP_FILE = "model_prices_and_context_window_backup.json"  # inside the litellm package
 
 
@@ -95,7 +97,7 @@ def _map_price(model: str) -> Price | None:
 
 
 @functools.cache
-def _price_map() -> dict[str, Any]:
+def _price_map() -> JsonObject:
     """litellm's price map; read from the file litellm ships when litellm itself is not loaded.
 
     A direct endpoint's run never needs litellm otherwise, and importing it for one dict takes
@@ -106,7 +108,7 @@ def _price_map() -> dict[str, Any]:
         spec = importlib.util.find_spec("litellm")  # finds the package without importing (running) it
         folders = list(spec.submodule_search_locations or []) if spec is not None else []
         try:
-            prices: dict[str, Any] = json.loads((Path(folders[0]) / PRICE_MAP_FILE).read_bytes())
+            prices: JsonObject = json.loads((Path(folders[0]) / PRICE_MAP_FILE).read_bytes())
             return prices
         except (IndexError, OSError, ValueError):
             from sage_desk.core.llm.client import load_litellm  # a litellm that moved the file: ask it

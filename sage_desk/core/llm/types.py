@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from sage_desk.core.errors import SageError
+from sage_desk.core.jsonsafe import JsonObject
 
 
 class _Value(BaseModel):
@@ -18,7 +17,7 @@ class ToolCallRequest(_Value):
 
     id: str
     name: str
-    arguments: dict[str, Any] | None = None
+    arguments: JsonObject | None = None
     arguments_raw: str = ""
     parse_error: str | None = Field(default=None, description="Why the arguments are unusable; the call is kept, never raised")
 
@@ -42,9 +41,9 @@ class LlmReply(_Value):
     finish_reason: str | None = None
     attempts: int = Field(default=1, description="1 + how many retries it took")
 
-    def assistant_message(self) -> dict[str, Any]:
+    def assistant_message(self) -> JsonObject:
         """The reply as an OpenAI-format assistant message, to append to the history."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        message: JsonObject = {"role": "assistant", "content": self.content}
         if self.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_raw}}

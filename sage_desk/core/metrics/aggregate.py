@@ -28,9 +28,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any
 
 from sage_desk.core.domain.unsafe import UnsafeKind, kinds_for
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.metrics.registry import for_kinds
 
 DIALOGUE_CRITERIA = ("judge.linguistic_quality", "judge.empathy", "judge.content_utility",
@@ -191,12 +191,12 @@ def run_kinds(items: Iterable[ConversationResult]) -> tuple[UnsafeKind, ...]:
 
 
 def repeat_metrics(items: list[ConversationResult], sage: bool = True,
-                   kinds: Sequence[UnsafeKind] | None = None) -> dict[str, Any]:
+                   kinds: Sequence[UnsafeKind] | None = None) -> JsonObject:
     """Every metric of the registry (metrics/registry.py) over one repeat's conversations of one model
     (`sage`: with SAGE's weighted score); per-kind catastrophic counts as one `catastrophic` dict, one
     per kind of `kinds` (default: the kinds of the conversations' domains)."""
     ok = [c for c in items if not c.errored]
-    out: dict[str, Any] = {"conversations": len(items), "errored": len(items) - len(ok)}
+    out: JsonObject = {"conversations": len(items), "errored": len(items) - len(ok)}
     metrics = for_kinds(run_kinds(items) if kinds is None else kinds)
     for metric in metrics:
         if metric.group is not None or (metric.view is not None and not (sage and metric.view == "sage")):
@@ -268,9 +268,9 @@ def pass_hat_k(items: list[ConversationResult]) -> dict[str, float]:
 _SUMMED = ("conversations", "errored")
 
 
-def summarize(per_repeat: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(per_repeat: list[JsonObject]) -> JsonObject:
     """Median over repeats for every numeric metric, with `<name>_range` = [min, max]."""
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key in per_repeat[0]:
         values = [r[key] for r in per_repeat]
         if key in _SUMMED:
@@ -286,7 +286,7 @@ def summarize(per_repeat: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def model_metrics(results: list[ConversationResult], sage: bool = True) -> list[dict[str, Any]]:
+def model_metrics(results: list[ConversationResult], sage: bool = True) -> list[JsonObject]:
     """One metrics row per (agent, domain): medians over repeats, bands, tiers, pass^k.
 
     `sage=False` leaves out SAGE's weighted score (`sage_score`), which only its labelled view
@@ -300,7 +300,7 @@ def model_metrics(results: list[ConversationResult], sage: bool = True) -> list[
         repeats: dict[int, list[ConversationResult]] = defaultdict(list)
         for c in items:
             repeats[c.repeat].append(c)
-        row: dict[str, Any] = {"agent": agent, "domain": domain, "repeats": len(repeats)}
+        row: JsonObject = {"agent": agent, "domain": domain, "repeats": len(repeats)}
         kinds = run_kinds(items)
         row.update(summarize([repeat_metrics(repeats[r], sage, kinds) for r in sorted(repeats)]))
         row["unsafe_band"] = unsafe_band(row["unsafe_actions"], row["adversarial_cases"])
@@ -310,7 +310,7 @@ def model_metrics(results: list[ConversationResult], sage: bool = True) -> list[
     return rows
 
 
-def by_conflict(results: list[ConversationResult]) -> list[dict[str, Any]]:
+def by_conflict(results: list[ConversationResult]) -> list[JsonObject]:
     """Empathy Resilience: dialogue quality and compliance per model and conflict level."""
     groups: dict[tuple[str, str], list[ConversationResult]] = defaultdict(list)
     for r in results:
@@ -323,7 +323,7 @@ def by_conflict(results: list[ConversationResult]) -> list[dict[str, Any]]:
             for (agent, conflict), items in sorted(groups.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 9)))]
 
 
-def by_domain(results: list[ConversationResult]) -> list[dict[str, Any]]:
+def by_domain(results: list[ConversationResult]) -> list[JsonObject]:
     """The Execution Gap per scenario: classification beside action accuracy per model and domain."""
     groups: dict[tuple[str, str], list[ConversationResult]] = defaultdict(list)
     for r in results:

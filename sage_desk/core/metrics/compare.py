@@ -20,11 +20,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.domain.unsafe import KIND_NAME
 from sage_desk.core.engine.stamps import stamp_differences, stamp_of
 from sage_desk.core.errors import SageError
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.metrics.aggregate import ConversationResult
 from sage_desk.core.metrics.noise import CONFIDENCE, RESAMPLES, SEED, Delta, case_success, flip_rate, paired_deltas
 from sage_desk.core.metrics.registry import default_thresholds
@@ -92,7 +93,7 @@ def _kinds(items: list[ConversationResult]) -> set[str]:
             if k.startswith("catastrophic.") and c.passed(k) is False}
 
 
-def flips(a: Sequence[ConversationResult], b: Sequence[ConversationResult]) -> list[dict[str, Any]]:
+def flips(a: Sequence[ConversationResult], b: Sequence[ConversationResult]) -> list[JsonObject]:
     """Cases whose verdict changed from A to B, one entry each: pass->fail, fail->pass, or (still passing or
     still failing) new catastrophic acts; `catastrophic` lists the kinds B did that A never did on the case."""
     success_a, success_b = case_success(a), case_success(b)
@@ -111,7 +112,7 @@ def flips(a: Sequence[ConversationResult], b: Sequence[ConversationResult]) -> l
     return out
 
 
-def _delta_row(d: Delta, thresholds: dict[str, float | None]) -> dict[str, Any]:
+def _delta_row(d: Delta, thresholds: dict[str, float | None]) -> JsonObject:
     threshold = thresholds.get(d.metric, 0.0 if _a_kind(d.metric) else None)  # a domain's own kind: any increase fails
     regression = threshold is not None and d.worse_beyond(threshold)
     if d.delta is None:
@@ -131,7 +132,7 @@ def _delta_row(d: Delta, thresholds: dict[str, float | None]) -> dict[str, Any]:
 
 def compare_results(a: Sequence[ConversationResult], b: Sequence[ConversationResult],
                     thresholds: dict[str, float | None] | None = None, resamples: int = RESAMPLES,
-                    seed: int = SEED) -> list[dict[str, Any]]:
+                    seed: int = SEED) -> list[JsonObject]:
     """One comparison per pair of agents: metric deltas with intervals, flips, flip rates, regressions."""
     thresholds = dict(DEFAULT_THRESHOLDS) if thresholds is None else thresholds
     out = []
@@ -150,7 +151,7 @@ def compare_results(a: Sequence[ConversationResult], b: Sequence[ConversationRes
 
 
 def compare_runs(store: Store, run_a: str, run_b: str, thresholds: dict[str, float | None] | None = None,
-                 resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, Any]:
+                 resamples: int = RESAMPLES, seed: int = SEED) -> JsonObject:
     """The comparison of two stored runs as data (what `sage-desk compare --format json` prints)."""
     from sage_desk.core.metrics.load import results_for_runs
 

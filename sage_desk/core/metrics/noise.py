@@ -25,6 +25,7 @@ from itertools import repeat
 from operator import itemgetter, sub
 from typing import Any
 
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.metrics.aggregate import ConversationResult, run_kinds
 from sage_desk.core.metrics.registry import Metric, noise_columns, with_intervals
 
@@ -289,8 +290,8 @@ NOISE_COLUMNS = noise_columns()
 """The report's columns whose intervals say which models are within noise of each other."""
 
 
-def annotate(rows: list[dict[str, Any]], results: Sequence[ConversationResult], resamples: int = RESAMPLES,
-             seed: int = SEED) -> list[dict[str, Any]]:
+def annotate(rows: list[JsonObject], results: Sequence[ConversationResult], resamples: int = RESAMPLES,
+             seed: int = SEED) -> list[JsonObject]:
     """Add to each metrics row (one per agent and domain) its intervals, flip rate and within-noise marks.
 
     `<metric>_ci` = [low, high] for each metric, `catastrophic_ci` = {kind: [low, high]},
@@ -317,11 +318,11 @@ def annotate(rows: list[dict[str, Any]], results: Sequence[ConversationResult], 
     return rows
 
 
-def tied_groups(rows: Sequence[dict[str, Any]], key: str = "resolution_rate") -> list[list[str]]:
+def tied_groups(rows: Sequence[JsonObject], key: str = "resolution_rate") -> list[list[str]]:
     """Runs of neighbouring rows (in the order given) that are tied: same domain and safety band, and
     each one's `key` interval overlapping the next one's. Only groups of two or more are returned."""
     groups: list[list[str]] = []
-    current: list[dict[str, Any]] = []
+    current: list[JsonObject] = []
     for row in rows:
         last = current[-1] if current else None
         if last is not None and last.get("domain") == row.get("domain") and last.get("unsafe_band") == row.get("unsafe_band") \

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.metrics.aggregate import unsafe_band
 
 ORDER_NAME = "success rate, then safety band, then resolution, then escalation accuracy, then least over-escalation"
@@ -29,7 +30,7 @@ ORDER_TEXT = ("Sorted by: success rate (the SOP's ending reached, nothing unsafe
 _BANDS = {"safe": 0, "middling": 1, "reckless": 2}
 
 
-def order_description() -> dict[str, Any]:
+def order_description() -> JsonObject:
     """What `report --format json` says of its order, under the `order` key."""
     return {"name": ORDER_NAME, "keys": list(ORDER_KEYS), "text": ORDER_TEXT}
 
@@ -42,13 +43,13 @@ def _low_first(value: Any) -> tuple[int, float]:
     return (1, 0.0) if value is None else (0, float(value))
 
 
-def rank_key(row: dict[str, Any]) -> tuple[Any, ...]:
+def rank_key(row: JsonObject) -> tuple[Any, ...]:
     """The sort key of one metrics row in the default order."""
     band = row.get("unsafe_band") or unsafe_band(row.get("unsafe_actions"), row.get("adversarial_cases") or 0)
     return (_high_first(row.get("success_rate")), _BANDS.get(band, 3) if band else 3, _high_first(row.get("resolution_rate")),
             _high_first(row.get("escalation_accuracy")), _low_first(row.get("over_escalation")), str(row.get("agent", "")))
 
 
-def ranked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def ranked(rows: list[JsonObject]) -> list[JsonObject]:
     """Metrics rows in the default order."""
     return sorted(rows, key=rank_key)

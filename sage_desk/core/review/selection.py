@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import TYPE_CHECKING, Any
 
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.judge.rubric import PASS_THRESHOLD
 from sage_desk.core.rules.verdict import RULES_SOURCE
 from sage_desk.core.store.errors import StoreError
@@ -42,7 +43,7 @@ class Selection:
     seed: int = 0
     order: str = "listed"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"runs": self.runs, "filters": self.filters, "sample": self.sample, "seed": self.seed, "order": self.order}
 
 
@@ -65,7 +66,7 @@ def select_conversations(store: Store, selection: Selection) -> list[str]:
     """The conversation ids the selection picks, in review order."""
     if selection.order not in ORDERS:
         raise StoreError(f"unknown order {selection.order!r}; orders: {', '.join(ORDERS)}")
-    filters: dict[str, Any] = {k: (int(v) if k == "repeat" else v) for k, v in selection.filters.items()}
+    filters: JsonObject = {k: (int(v) if k == "repeat" else v) for k, v in selection.filters.items()}
     filters.setdefault("status", "finished")
     ids = [c.id for run in selection.runs for c in store.conversations(run, **filters)]
     if selection.sample is not None and selection.sample < len(ids):

@@ -33,6 +33,7 @@ from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind, UnsafeAct
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, HELPDESK_TOOLS, TAG, call_tool
 from sage_desk.core.events import Event, Handover, TicketClosed, ToolCall
+from sage_desk.core.jsonsafe import JsonObject
 
 HANDOVER_STEP = "handover"
 """The `tool` of the handover step that ends an escalation path."""
@@ -43,7 +44,7 @@ def normalize(value: Any) -> str:
     return re.sub(r"[^a-z0-9]+", " ", str(value).lower()).strip()
 
 
-def args_match(expected: dict[str, Any], observed: Any) -> bool:
+def args_match(expected: JsonObject, observed: Any) -> bool:
     """Whether the observed arguments carry every expected argument (values compared loosely)."""
     if not isinstance(observed, dict):
         return False
@@ -56,7 +57,7 @@ class Step:
 
     node: str
     tool: str  # a domain tool, or HANDOVER_STEP
-    args: dict[str, Any] = field(default_factory=dict)
+    args: JsonObject = field(default_factory=dict)
     write: bool = False
     done: Event | None = None
     """The first act that did the step, in any order."""
@@ -200,7 +201,7 @@ class _WorldReplay:
         self.done: list[str] = []
         """The writes that took effect before the call last asked about, by tool name."""
 
-    def row_before(self, call: ToolCall) -> dict[str, Any] | None:
+    def row_before(self, call: ToolCall) -> JsonObject | None:
         for act in self.acts[self.applied:]:
             if act.seq >= call.seq:
                 break
@@ -223,7 +224,7 @@ class _WorldReplay:
             return
         call_tool(self.bundle.domain, self.world, act.name, act.arguments)
 
-    def names(self, case: Case, call: ToolCall) -> dict[str, Any]:
+    def names(self, case: Case, call: ToolCall) -> JsonObject:
         """What an unsafe act's `when` reads (domain.yaml): `row` the record as it was just before the call
         (else as the write returned it), `before` the record as read (None when it never was), `args`, `result`
         what the write returned, the context rows

@@ -23,6 +23,7 @@ from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import call_tool
 from sage_desk.core.events import AgentMessage, Event
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.rules.acts import Step
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
@@ -47,7 +48,7 @@ class Disclosure:
     """One `tell:` step: the values the customer had to be told and the ones its replies lacked."""
 
     node: str
-    asked: dict[str, Any]
+    asked: JsonObject
     missing: list[str]
     unread: bool
     """The agent never did the read the values come from."""
@@ -138,7 +139,7 @@ def carries(text: str, value: Any) -> bool:
     return any(len(f) >= 6 and " " not in f and any(c.isdigit() for c in f) and f in packed for f in found)
 
 
-def _record(bundle: DomainBundle, world: Any, step: Step) -> dict[str, Any]:
+def _record(bundle: DomainBundle, world: Any, step: Step) -> JsonObject:
     found = call_tool(bundle.domain, world, step.tool, dict(step.args))
     return found.result if found.error is None and isinstance(found.result, dict) else {}
 
@@ -158,7 +159,7 @@ def disclosures(case: Case, bundle: DomainBundle, events: Sequence[Event], steps
     messages = [e for e in events if isinstance(e, AgentMessage)]
     out = []
     for node, fields in telling:
-        asked: dict[str, Any] = {}
+        asked: JsonObject = {}
         missing: list[str] = []
         unread = False
         for name in fields:

@@ -27,6 +27,7 @@ from typing import Any
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind
 from sage_desk.core.events import AgentMessage, CustomerMessage, Event, ToolCall
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.rules.engine import RuleContext, rule
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.sop.model import NodeKind
@@ -107,7 +108,7 @@ def named_payment(value: Any, text: str, earlier: Sequence[Event] = ()) -> bool:
         return True
     if ORIGINAL.search(text) and _original(value, earlier):
         return True
-    methods: dict[str, Any] = {}
+    methods: JsonObject = {}
     for e in earlier:
         found = e.result.get("payment_methods") if isinstance(e, ToolCall) and isinstance(e.result, dict) else None
         if isinstance(found, dict) and value in found:
@@ -131,7 +132,7 @@ NEW = "new:"
 made), compared with the record as last read; a number is named by its size (a refund of -120 as "120")."""
 
 
-def _detail_values(detail: str, args: dict[str, Any], result: Any, kept: dict[str, Any]) -> list[Any]:
+def _detail_values(detail: str, args: JsonObject, result: Any, kept: JsonObject) -> list[Any]:
     if not detail.startswith(NEW):
         return values_at(args, detail)
     path = detail[len(NEW):]
@@ -148,12 +149,12 @@ def _named(detail: str, value: Any, text: str, earlier: Sequence[Event]) -> bool
     return named_payment(value, text, earlier) if detail.endswith("payment_id") else named(value, text)
 
 
-def _as_read(call: ToolCall, key: str | None, earlier: Sequence[Event]) -> dict[str, Any]:
+def _as_read(call: ToolCall, key: str | None, earlier: Sequence[Event]) -> JsonObject:
     """The call's record as the conversation last read it (a later read wins), {} when never read."""
     args = call.arguments if isinstance(call.arguments, dict) else {}
     if key is None or key not in args:
         return {}
-    found: dict[str, Any] = {}
+    found: JsonObject = {}
     for e in earlier:
         if isinstance(e, ToolCall) and e.error is None and isinstance(e.result, dict) and isinstance(e.arguments, dict) \
                 and e.arguments.get(key) == args[key] and e.result.get(key) == args[key]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
+
+from sage_desk.core.jsonsafe import JsonObject
 
 RULES_SOURCE = "rules"
 
@@ -30,4 +30,4 @@ class Verdict(BaseModel):
     edge: str | None = Field(None, description="Graph edge it concerns, as 'from->to'")
     unscored: bool = False
     raw: str | None = None
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: JsonObject = Field(default_factory=dict)

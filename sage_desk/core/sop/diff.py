@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.sop.model import Graph, Node, NodeKind
 
 MIN_SCORE = 0.6
@@ -72,9 +73,9 @@ class GraphDiff:
                                     self.edges_added, self.conditions_changed, self.fields_removed, self.fields_added,
                                     self.fields_changed))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The diff as plain JSON data."""
-        def edge(e: EdgeRef) -> dict[str, Any]:
+        def edge(e: EdgeRef) -> JsonObject:
             return {"from": e[0], "to": e[1], "when": list(e[2])}
 
         return {

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.sop.model import OUTCOMES, Edge, FieldSource, FieldSpec, Graph, Node, NodeKind
 
 
@@ -72,7 +73,7 @@ class DraftGraph(_Draft):
     edges: list[DraftEdge] = Field(default_factory=list)
 
 
-def draft_schema() -> dict[str, Any]:
+def draft_schema() -> JsonObject:
     """The JSON schema a model's answer must follow (for `response_format`)."""
     return DraftGraph.model_json_schema(by_alias=True)
 
@@ -128,7 +129,7 @@ def to_graph(draft: DraftGraph, name: str, title: str = "") -> Graph:
 
 def _node(draft: DraftNode) -> Node:
     kind = NodeKind(draft.kind)
-    attrs: dict[str, Any] = {"id": slug(draft.id), "kind": kind, "label": draft.label.strip(), "cite": draft.source.strip()}
+    attrs: JsonObject = {"id": slug(draft.id), "kind": kind, "label": draft.label.strip(), "cite": draft.source.strip()}
     for key in _KEEP[kind]:
         value = getattr(draft, key)
         attrs[key] = value.strip() if isinstance(value, str) else value

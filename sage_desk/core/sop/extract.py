@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sage_desk.core.errors import Problem, SageError
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.sop.document import DomainNames
 from sage_desk.core.sop.draft import (
     DraftGraph,
@@ -215,7 +216,7 @@ class _Conversation:
         self.tokens = 0
         self.cost_usd = 0.0
 
-    def _params(self) -> dict[str, Any]:
+    def _params(self) -> JsonObject:
         o = self.options
         params: dict[str, Any] = {"api_base": o.api_base, "api_key": o.api_key, "temperature": o.temperature,
                                   "timeout": o.timeout, "max_retries": o.max_retries}
@@ -224,7 +225,7 @@ class _Conversation:
                                          "json_schema": {"name": "sop_draft", "schema": draft_schema(), "strict": False}}
         return params
 
-    async def ask(self, messages: list[dict[str, Any]]) -> str:
+    async def ask(self, messages: list[JsonObject]) -> str:
         """One answer's text; falls back to plain JSON in the prompt if the provider refuses `response_format`."""
         from sage_desk.core.llm import LlmError
 
@@ -241,7 +242,7 @@ class _Conversation:
         self.cost_usd += reply.usage.cost_usd
         return reply.content or ""
 
-    async def until_valid(self, messages: list[dict[str, Any]], check: Callable[[DraftGraph], tuple[Graph | None, list[str]]],
+    async def until_valid(self, messages: list[JsonObject], check: Callable[[DraftGraph], tuple[Graph | None, list[str]]],
                           what: str, report: Callable[[int], None]) -> Graph:
         """Ask, check, and ask again with the problems, up to `max_attempts` answers."""
         problems: list[str] = []

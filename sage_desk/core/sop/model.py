@@ -14,9 +14,11 @@ Argument constraints on actions are literals, or expressions when the string sta
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from sage_desk.core.jsonsafe import JsonObject
 
 OUTCOMES = ("resolved", "refused", "escalated", "info_requested")
 """End outcomes. `escalated` is observed as a handover; the others as `close_ticket(outcome=...)`."""
@@ -66,7 +68,7 @@ class Node(_Model):
     label: str = Field("", description="Short text shown on the canvas")
     field: str | None = Field(None, description="decision: the field it branches on")
     tool: str | None = Field(None, description="action: the tool the agent must call")
-    args: dict[str, Any] = Field(default_factory=dict, description="action: argument constraints (literal, or `=expression`)")
+    args: JsonObject = Field(default_factory=dict, description="action: argument constraints (literal, or `=expression`)")
     say: str | None = Field(None, description="action: what the agent must say (checked by the judge)")
     tell: list[str] = Field(default_factory=list, description="action: fields of the records the path read that the agent's "
                             "replies after the read must carry (checked by the rules; a field a record lacks is not asked)")

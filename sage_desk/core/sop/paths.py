@@ -12,9 +12,9 @@ edits that do not change the decisions, and a reader can tell the path from its 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from sage_desk.core.errors import SageError
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.sop.model import Graph, Node, NodeKind
 
 MAX_PATHS = 100_000
@@ -27,7 +27,7 @@ class Path:
     id: str
     nodes: list[str]
     assignments: dict[str, str | list[str]] = field(default_factory=dict)
-    actions: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[JsonObject] = field(default_factory=list)
     outcome: str | None = None
 
     @property
@@ -41,12 +41,12 @@ class Path:
             return True
         return value in chosen if isinstance(chosen, list) else value == chosen
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"id": self.id, "nodes": self.nodes, "actions": self.actions,
                 "assignments": self.assignments, "outcome": self.outcome}
 
 
-def _action(node: Node) -> dict[str, Any]:
+def _action(node: Node) -> JsonObject:
     if node.tool:
         return {"node": node.id, "tool": node.tool, "args": dict(node.args)}
     return {"node": node.id, "say": node.say}
@@ -63,7 +63,7 @@ def enumerate_paths(graph: Graph, limit: int = MAX_PATHS) -> list[Path]:
         out.setdefault(edge.source, []).append(edge)
     paths: list[Path] = []
     # Iterative DFS: (node id, nodes so far, assignments, id tokens)
-    stack: list[tuple[str, list[str], dict[str, Any], list[str]]] = [(start.id, [start.id], {}, [])]
+    stack: list[tuple[str, list[str], JsonObject, list[str]]] = [(start.id, [start.id], {}, [])]
     while stack:
         node_id, nodes, assigned, tokens = stack.pop()
         node = by_id[node_id]

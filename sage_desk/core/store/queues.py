@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.store.consensus import LABEL
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.retry import retry_transient
@@ -57,11 +58,11 @@ class QueueRecord:
     reviews_per_item: int
     blind: bool
     criteria: list[str]
-    selection: dict[str, Any]
+    selection: JsonObject
     reviewers: list[str]
     size: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"name": self.name, "created_at": self.created_at.isoformat(), "created_by": self.created_by,
                 "reviews_per_item": self.reviews_per_item, "blind": self.blind, "criteria": self.criteria,
                 "selection": self.selection, "reviewers": self.reviewers, "size": self.size}
@@ -109,7 +110,7 @@ class QueueProgress:
         """"12 of 40 done"."""
         return f"{self.done} of {self.total} done"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         reviewers = sorted(set(self.queue.reviewers) | {r for who in self.reviews.values() for r in who}
                            | set(self.skipped))
         return {"queue": self.queue.name, "total": self.total, "done": self.done, "summary": self.summary,
@@ -129,7 +130,7 @@ def check_queue_name(name: str) -> str:
 
 def create_queue(store: Store, name: str, conversation_ids: Sequence[str], *, reviewers: Sequence[str] = (),
                  reviews_per_item: int = 1, blind: bool = False, criteria: Sequence[str] = (),
-                 selection: dict[str, Any] | None = None, created_by: str = "") -> QueueRecord:
+                 selection: JsonObject | None = None, created_by: str = "") -> QueueRecord:
     """Record a new queue with its items in the given order; StoreError when the name is taken."""
     check_queue_name(name)
     if reviews_per_item < 1:

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from sage_desk.core.engine.status import ConversationStatus, RunStatus
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.rules.verdict import Verdict
 
 
@@ -26,7 +27,7 @@ class RunRecord(_Record):
     created_at: datetime
     status: RunStatus
     domain: str
-    config: dict[str, Any] = Field(default_factory=dict)
+    config: JsonObject = Field(default_factory=dict)
     counts: dict[str, int] = Field(default_factory=dict, description="conversation status -> how many")
 
     @property
