@@ -98,18 +98,36 @@ def test_no_display_advice_names_a_command_that_runs_here(monkeypatch, capsys, l
 
 
 def test_five_sample_agents_sit_side_by_side_at_100_columns_with_rounded_ranges(capsys, monkeypatch):
-    """The shipped Northline run: five agents, one block, a one-line title, short names with a legend."""
+    """The sample Northline run: five agents, one block, a one-line title, short names with a legend."""
+    import re
+
+    from sage_desk.core.store.sample import sample_path
+
+    if not sample_path().is_file():
+        pytest.skip("no sample runs built: ./dev builds them (./dev sample-runs)")
     out = _table(capsys, monkeypatch, "sample", 100, "--run", "r-sample-northline")
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 100
     assert lines[0].startswith("Run r-sample-northline: ") and "no composite score" in lines[0]  # one line
     header = next(line for line in lines if line.startswith("┃ "))
-    assert header.split("┃")[2:7] and [c.strip() for c in header.split("┃")[2:7]] == \
-        ["oracle", "imperfect-2", "imperfect", "imperfect-3", "escalator"]
+    assert {c.strip() for c in header.split("┃")[2:-1]} == {"oracle", "imperfect-2", "imperfect", "imperfect-3", "escalator"}
     assert sum(1 for line in lines if line.startswith("┏")) == 1  # every model in one block
-    assert "(3.3-7.7)" in out and "3.33333" not in out  # intervals at the shown precision
-    assert "(-0.18 to" in out and "--0." not in out  # a negative range reads "-0.18 to -0.07", never "-0.18--0.07"
+    assert not re.search(r"\d\.\d{3,}", out)  # numbers at the shown precision: never 3.33333
+    at = next(i for i, line in enumerate(lines) if line.startswith("│ unsafe "))
+    unsafe = " ".join(lines[at:at + 3])  # the row and its wrapped lines
+    assert re.search(r"\(\d+(\.\d)?-\d+(\.\d)?\)", unsafe), unsafe  # unsafe's interval as counts, e.g. (3.3-7.7)
+    assert "--0." not in out and not re.search(r"\(-\d+\.\d+-", out)  # a negative range reads "-0.18 to -0.07"
     assert "imperfect-2 = baseline:imperfect?classify=0.95&act=0.85&believe=0.1&escalate=0.15" in out
+
+
+def test_a_negative_range_reads_to_and_numbers_round_to_what_is_shown():
+    from sage_desk.cli.report import _fmt
+
+    row = {"execution_gap_range": [-0.18, -0.18], "execution_gap_ci": [-0.1801, -0.0699], "unsafe_actions_ci": [3.33333, 7.66667],
+           "adversarial_cases": 18, "unsafe_band": "middling", "policy_range": [0.5, 0.5], "policy_ci": [0.499, 0.501]}
+    assert _fmt("execution_gap", -0.12, row) == "-0.12 (-0.18 to -0.07)"
+    assert _fmt("unsafe_actions", 5, row) == "5/18 middling (3.3-7.7)"
+    assert _fmt("policy", -0.001, row) == "0.00"  # no "-0.00", and an interval that rounds to one number is left out
 
 
 def test_names_given_with_the_run_head_its_columns(tmp_path, capsys, monkeypatch):

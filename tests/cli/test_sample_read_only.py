@@ -27,7 +27,8 @@ def _digest() -> tuple[str, float]:
 
 @pytest.fixture(scope="module")
 def before():
-    assert sample_path().is_file(), "the sample runs ship with the checkout"
+    if not sample_path().is_file():
+        pytest.skip("no sample runs built: ./dev builds them (./dev sample-runs)")
     return _digest()
 
 
