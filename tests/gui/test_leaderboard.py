@@ -47,7 +47,8 @@ def choose(screen, qtbot, run_ids):
 
 
 def agents_in_view(model):
-    return [model.data(model.index(r, 0)) for r in range(model.rowCount())]
+    """The agents' specs, row by row (the rows show display names: test_agents_show_under_distinct_names)."""
+    return [model.rows[r]["spec"] for r in range(model.rowCount())]
 
 
 def test_model_passes_the_model_tester(qtmodeltester, screen, qtbot):
@@ -101,7 +102,7 @@ def test_charts_show_every_model_and_save_as_png_and_svg(screen, tmp_path, qtbot
     choose(screen, qtbot, [r.id for r in screen.store.list_runs()])
     assert [p.chart.key for p in screen.panels] == ["unsafe-vs-cost", "escalation-calibration", "execution-gap",
                                                     "empathy-resilience"]
-    assert all("baseline:complier" in p.chart.svg for p in screen.panels)
+    assert all("complier" in p.chart.svg for p in screen.panels)  # by display name (issue 35)
     panel = screen.panels[0]
     with qtbot.waitSignal(panel.saved):
         png = panel.save(tmp_path / "unsafe.png")
@@ -153,7 +154,8 @@ def test_model_names_stay_in_view_and_every_figure_has_a_column(screen, qtbot):
     choose(screen, qtbot, [r.id for r in screen.store.list_runs() if "baseline:complier" in r.config["agents"]])
     model, table = screen.model, screen.table
     assert table.horizontalHeader().isSectionHidden(model.column_of("agent"))  # the row header names the model
-    assert [model.headerData(r, Qt.Orientation.Vertical) for r in range(model.rowCount())] == agents_in_view(model)
+    assert [model.headerData(r, Qt.Orientation.Vertical) for r in range(model.rowCount())] == [
+        a.removeprefix("baseline:") for a in agents_in_view(model)]  # each agent's display name
     table.horizontalScrollBar().setValue(table.horizontalScrollBar().maximum())
     assert table.verticalHeader().isVisible()
     row = agents_in_view(model).index("baseline:complier")
@@ -197,6 +199,30 @@ def test_a_long_model_name_is_cut_in_the_row_header_and_whole_in_its_tooltip(qtb
     names = widget.table.verticalHeader()
     assert names.width() <= MODEL_NAME_WIDTH  # the metrics keep the rest of the width
     model = widget.table.model()
-    row = next(r for r in range(model.rowCount()) if model.headerData(r, Qt.Orientation.Vertical) == long_name)
-    assert model.headerData(row, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole) == long_name
+    row = next(r for r in range(model.rowCount()) if long_name in model.headerData(r, Qt.Orientation.Vertical,
+                                                                                   Qt.ItemDataRole.ToolTipRole))
+    assert model.headerData(row, Qt.Orientation.Vertical) == "imperfect"  # its display name; the spec on hover
+    assert model.headerData(row, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole) == f"imperfect = {long_name}"
+    store.close()
+
+
+def test_agents_show_under_distinct_names_in_rows_legends_and_axes(qtbot, tmp_path):
+    """Issue 35: two `baseline:imperfect?...` variants shared one name in legends, axes and the model column."""
+    plain, variant = "baseline:imperfect", "baseline:imperfect?classify=0.95&act=0.85"
+    store = Store(f"sqlite:///{tmp_path / 'runs.db'}")
+    runner = Runner(store, post=verdict_hook(store))
+    run_id = runner.create(RunSpec(domain="northline", agents=[plain, variant, "baseline:oracle"], cases=CASES[:2],
+                                   repeats=1))
+    asyncio.run(runner.execute(run_id))
+    widget = LeaderboardScreen(store=store)
+    qtbot.addWidget(widget)
+    widget.resize(1280, 720)
+    widget.show()
+    qtbot.waitUntil(lambda: not widget.loading and widget.model.rowCount() == 3)
+    model = widget.model
+    shown = {model.headerData(r, Qt.Orientation.Vertical): model.rows[r]["spec"] for r in range(model.rowCount())}
+    assert shown == {"imperfect": plain, "imperfect-2": variant, "oracle": "baseline:oracle"}
+    assert {model.data(model.index(r, 0)) for r in range(model.rowCount())} == set(shown)  # the Model column too
+    charts = "".join(panel.chart.svg for panel in widget.panels if panel.chart is not None)
+    assert "imperfect-2" in charts and variant not in charts.replace("&amp;", "&")  # legends and axes by name
     store.close()

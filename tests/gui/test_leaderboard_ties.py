@@ -32,8 +32,9 @@ def test_tied_models_are_named_under_the_table(qtbot, store):
     qtbot.waitExposed(screen)
     qtbot.waitUntil(lambda: not screen.loading and screen.model.rowCount() == 3)
     text = screen.order.text()
-    assert "Tied within noise" in text and "baseline:imperfect?seed=1" in text and "baseline:imperfect?seed=2" in text
-    assert "oracle ≈" not in text and "≈ baseline:oracle" not in text
-    rows = {r["agent"]: r for r in screen.model.rows}
+    # by display name (issue 35): the two variants apart as imperfect and imperfect-2, their specs on the row names
+    assert "Tied within noise" in text and "imperfect ≈ imperfect-2" in text
+    assert "oracle ≈" not in text and "≈ oracle" not in text
+    rows = {r["spec"]: r for r in screen.model.rows}
     assert rows["baseline:oracle"]["resolution_rate_ci"] == [1.0, 1.0]
     assert "baseline:imperfect?seed=2" in rows["baseline:imperfect?seed=1"]["within_noise"]["resolution_rate"]

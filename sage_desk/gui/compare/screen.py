@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sage_desk.core.agents.display import legend, names_for_runs
+from sage_desk.core.errors import SageError
 from sage_desk.core.metrics.compare import compare_runs
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
 from sage_desk.gui.compare.models import DeltaModel, FlipModel
@@ -151,7 +153,10 @@ class CompareRunsScreen(StoreScreen, QWidget):
             combo.blockSignals(True)
             combo.clear()
             for run in runs:
-                combo.addItem(f"{run.id} · {run.domain} · {', '.join(run.config.get('agents', [])) or 'imported'}", run.id)
+                names = names_for_runs([run.config])  # display names: two variants of one baseline told apart
+                agents = ", ".join(names.get(a, a) for a in run.config.get("agents", [])) or "imported"
+                combo.addItem(f"{run.id} · {run.domain} · {agents}", run.id)
+                combo.setItemData(combo.count() - 1, "\n".join(legend(names)) or None, Qt.ItemDataRole.ToolTipRole)
             combo.blockSignals(False)
         self.go.setEnabled(len(runs) >= 2)
         if len(runs) < 2:
@@ -197,10 +202,24 @@ class CompareRunsScreen(StoreScreen, QWidget):
         self.data = data
         self.pair.blockSignals(True)
         self.pair.clear()
+        names = self._pair_names()
         for pair in data["pairs"]:
-            self.pair.addItem(f"{pair['agent_a']} -> {pair['agent_b']}")
+            a, b = names[0].get(pair["agent_a"], pair["agent_a"]), names[1].get(pair["agent_b"], pair["agent_b"])
+            self.pair.addItem(f"{a} -> {b}")
+            self.pair.setItemData(self.pair.count() - 1, f"{pair['agent_a']} -> {pair['agent_b']}",
+                                  Qt.ItemDataRole.ToolTipRole)
         self.pair.blockSignals(False)
         self._show_pair(0)
+
+    def _pair_names(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Each compared run's agents' display names (before, after)."""
+        out = []
+        for combo in (self.before, self.after):
+            try:
+                out.append(names_for_runs([self.store.get_run(combo.currentData()).config]) if self.store else {})
+            except SageError:
+                out.append({})
+        return out[0], out[1]
 
     def _on_failed(self, generation: int, message: str) -> None:
         if generation != self._generation:

@@ -83,7 +83,11 @@ class LeaderboardModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Vertical:
             # the model's name, in the row header: it stays in view however far the metrics scroll
             if 0 <= section < len(self.rows) and role in TEXT_ROLES:
-                return self.rows[section]["agent"]
+                row = self.rows[section]  # its display name; the whole spec on hover
+                spec = row.get("spec", row["agent"])
+                if role == Qt.ItemDataRole.ToolTipRole and spec != row["agent"]:
+                    return f"{row['agent']} = {spec}"
+                return row["agent"] if role == Qt.ItemDataRole.DisplayRole else spec
             if role == Qt.ItemDataRole.TextAlignmentRole:
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
             return None

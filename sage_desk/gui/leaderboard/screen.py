@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sage_desk.core.agents.display import names_for_runs
 from sage_desk.core.export.charts import report_charts
 from sage_desk.core.export.leaderboard import leaderboard_report
 from sage_desk.core.store.records import RunStatus
@@ -59,6 +60,16 @@ MODEL_NAME_WIDTH = 320
 """The widest the model-name column (the table's row header) grows."""
 
 
+def named_report(report: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """A copy of `report` whose rows carry each agent's display name as `agent` (the spec kept as `spec`), so
+    legends, axes and row names tell two variants of one baseline apart; the report itself keeps the specs."""
+    def rename(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**row, "agent": names.get(row["agent"], row["agent"]), "spec": row["agent"]} for row in rows]
+
+    return {**report, **{key: rename(report.get(key) or []) for key in ("models", "execution_gap_by_domain",
+                                                                       "empathy_resilience")}}
+
+
 class LeaderboardScreen(StoreScreen, QWidget):
     """Runs and a domain on the left; the metric table and the charts on the right."""
 
@@ -82,6 +93,7 @@ class LeaderboardScreen(StoreScreen, QWidget):
         self._read_as: dict[str, tuple[Any, ...] | None] = {}  # run id -> its signature when its results were read
         self._read_at: dict[str, float] = {}
         self._shown: tuple[Any, ...] = ()
+        self._configs: dict[str, dict[str, Any]] = {}
         self.reading = QLabel()
         self.runs = QListWidget()
         self.domain = QComboBox()
@@ -251,6 +263,7 @@ class LeaderboardScreen(StoreScreen, QWidget):
         chosen = set(self.selected_runs())
         runs = sorted(self.store.list_runs(), key=lambda r: r.created_at, reverse=True)
         self._signatures = {r.id: (r.status, tuple(sorted(r.counts.items()))) for r in runs}
+        self._configs = {r.id: r.config for r in runs}  # agents' display names: given ones, numbered variants
         kept = {k: v for k, v in self.results.items() if k in chosen and self._still_current(k)}
         if len(kept) != len(self.results):
             self._generation += 1  # an answer being read now for a dropped run is stale
@@ -340,11 +353,13 @@ class LeaderboardScreen(StoreScreen, QWidget):
         results = [r for run_id in self.selected_runs() for r in self.results.get(run_id, [])]
         self.report = leaderboard_report(results, domain)
         self.report["run"] = self.selected_runs()
-        self.model.set_rows(self.report["models"])
+        shown = named_report(self.report, names_for_runs([self._configs.get(r, {}) for r in self.selected_runs()],
+                                                         [row["agent"] for row in self.report["models"]]))
+        self.model.set_rows(shown["models"])
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self._show_order()
         self._show_empty(not results)
-        for panel, chart in zip(self.panels, report_charts(self.report), strict=True):
+        for panel, chart in zip(self.panels, report_charts(shown), strict=True):  # legends and axes by name
             panel.set_chart(chart)
 
     def _show_empty(self, empty: bool) -> None:

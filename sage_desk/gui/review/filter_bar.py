@@ -182,8 +182,9 @@ class FilterBar(QWidget):
 
     # --- filters ----------------------------------------------------------------------------
 
-    def set_choices(self, choices: dict[str, list[str]]) -> None:
-        """Fill the filter lists with the values of the current run (keeping what is chosen)."""
+    def set_choices(self, choices: dict[str, list[str]], agent_names: dict[str, str] | None = None) -> None:
+        """Fill the filter lists with the values of the current run (keeping what is chosen); agents by display name."""
+        names = agent_names or {}
         for key, combo in self.combos.items():
             current = combo.currentData()
             combo.blockSignals(True)
@@ -191,6 +192,7 @@ class FilterBar(QWidget):
             combo.addItem(_ALL[key], None)
             for value in choices.get(key, []):
                 label = f"{value[:-2]} (any)" if key == "failing" and value.endswith(".*") else value
+                label = names.get(value, label) if key == "agent" else label
                 combo.addItem(("failed: " if key == "failing" else "") + label, value)
             index = combo.findData(current) if current else 0
             combo.setCurrentIndex(max(index, 0))

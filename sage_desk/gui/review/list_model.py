@@ -77,6 +77,7 @@ class ConversationListModel(QAbstractTableModel):
         self._bold.setBold(True)
         self.queue_cells: dict[str, tuple[str, str]] | None = None  # queue mode: the Human column's (text, tooltip)
         self.hidden: frozenset[str] = frozenset()  # a blind queue's items whose judge score the reviewer may not see yet
+        self.agent_names: dict[str, str] = {}  # spec -> display name (core/agents/display.py), set with the run
 
     # --- contents ---------------------------------------------------------------------------
 
@@ -284,7 +285,7 @@ class ConversationListModel(QAbstractTableModel):
             case_id = t.case_ids[row]
             return case_id[len(self._prefix):] if self._prefix and case_id.startswith(self._prefix) else case_id
         if key == "agent":
-            return short_model(t.agents[row])
+            return self.agent_names.get(t.agents[row]) or short_model(t.agents[row])
         if key == "repeat":
             return str(t.repeats[row])
         if key == "bucket":
@@ -350,5 +351,6 @@ class ConversationListModel(QAbstractTableModel):
             source = f" — source id {self._source_id(row)}" if self._source_id(row) else ""
             return f"{t.case_ids[row]} — conversation {t.ids[row]}{source}"
         if key == "agent":
-            return t.agents[row]
+            name = self.agent_names.get(t.agents[row])
+            return f"{name} = {t.agents[row]}" if name and name != t.agents[row] else t.agents[row]
         return None

@@ -54,9 +54,11 @@ class ListReader(QObject):
         except SageError as exc:
             screen._report("Could not read the run", exc)
             return
+        names = agent_names(screen.store, run_id)
+        screen.list_model.agent_names = names  # distinct names: two imperfect variants were both "imp….05"
         screen.list_model.set_table(table)
         fit_list_columns(screen.list)  # tau's column shows only for runs imported from tau
-        screen.filters.set_choices(table.choices())
+        screen.filters.set_choices(table.choices(), names)
         screen._apply_filter(keep)
         after = table.last_key()
         if len(table) < first_page or after is None:
@@ -104,3 +106,13 @@ class ListReader(QObject):
         screen.filters.set_count(screen.list_model.rowCount(), len(table))
         # a big run takes a while to read: re-read it at most a third of the time while it changes
         screen._refresh_timer.setInterval(max(REFRESH_DELAY_MS, int(3000 * (time.monotonic() - self.started))))
+
+
+def agent_names(store: object, run_id: str) -> dict[str, str]:
+    """The run's agents' display names (given with --agent NAME=SPEC, else short and numbered), {} if unreadable."""
+    from sage_desk.core.agents.display import names_for_runs
+
+    try:
+        return names_for_runs([store.get_run(run_id).config])  # type: ignore[attr-defined]
+    except SageError:
+        return {}

@@ -405,7 +405,8 @@ class ReviewScreen(OverrideLoop, QWidget):
     def _set_titles(self, detail: ConversationDetail) -> None:
         r = detail.record
         ending = (r.termination or r.status.value).replace("_", " ")
-        self.title.setText(f"<b>{r.case_id}</b> · {r.agent} · repeat {r.repeat} · <span style='color:#64748b'>{r.id}</span>")
+        agent = escape(self.list_model.agent_names.get(r.agent, r.agent))  # its display name (the spec is in the list's tooltip)
+        self.title.setText(f"<b>{r.case_id}</b> · {agent} · repeat {r.repeat} · <span style='color:#64748b'>{r.id}</span>")
         if r.source_id is not None:  # imported: the log's own id is what a reviewer knows it by
             self.title.setText(f"<b>{escape(r.source_id)}</b> · {r.agent} · imported · <span style='color:#64748b'>{r.id}</span>")
         case = detail.case
