@@ -1,6 +1,6 @@
 """`export-results --events` then `import --format events` gives a run back exactly (issue 34): case
-ids, buckets, repeats, endings, events, every verdict source as given, and an imported conversation's
-slots with their history."""
+ids, buckets, repeats, endings, events, every verdict source as given, reviewers' labels, and an
+imported conversation's slots with their history."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ def _snapshot(store: Store, run_id: str, by_source_id: bool) -> dict[str, dict]:
             "events": [e.model_dump(mode="json", exclude={"t", "latency_ms"}) for e in store.events(c.id)],
             "verdicts": sorted((v.source, v.criterion, v.passed, v.score, v.unscored, v.rationale)
                                for v in store.verdicts(c.id)),
+            "labels": [(o.criterion, o.source, o.human_passed, o.human_score, o.reason, o.author, o.kind)
+                       for o in store.overrides(conversation_id=c.id)],
             "slots": None if case is None else (case["case"]["truth"], case["slot_sources"],
                                                 [(h["field"], h["value"], h["author"]) for h in case["history"]]),
         }
@@ -57,6 +59,9 @@ def test_a_simulated_run_with_a_judge_round_trips(tmp_path: Path, capsys) -> Non
                      "baseline:oracle", "--agent", "baseline:complier", "--judge", JUDGE, "--judge-api-base",
                      judge.base_url, "--repeats", "2", "--quiet"]) == 0
     (run,) = Store(db).list_runs()
+    first = Store(db).conversations(run.id)[0]
+    Store(db).add_override(first.id, "outcome", "rules", human_passed=False, reason="closed too soon", author="ana")
+    Store(db).add_override(first.id, "outcome", "rules", human_passed=True, reason="on second look", author="ben")
     before = _snapshot(Store(db), run.id, by_source_id=False)
     other, copy = _round_trip(tmp_path, db, run.id, capsys)
     after = _snapshot(Store(other), copy, by_source_id=True)
@@ -66,6 +71,7 @@ def test_a_simulated_run_with_a_judge_round_trips(tmp_path: Path, capsys) -> Non
             record.pop("rules_state")
     assert after == before
     assert {v[0] for r in after.values() for v in r["verdicts"]} == {"rules", f"judge:{JUDGE}"}
+    assert [label[5] for r in after.values() for label in r["labels"]] == ["ana", "ben"]  # the labels, in order
 
 
 def test_an_imported_run_with_a_reviewers_slot_round_trips(tmp_path: Path, capsys) -> None:

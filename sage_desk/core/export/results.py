@@ -33,6 +33,9 @@ FIELDS = ("conversation", "source_id", "case", "agent", "repeat", "bucket", "sta
 VERDICT_LAYOUTS = ("columns", "json", "both")
 """CSV verdicts: a value and a source column per criterion, the one JSON cell of every verdict, or both."""
 BATCH = 500
+LABEL_FIELDS = {"criterion", "source", "human_passed", "human_score", "human_value", "reason", "author", "kind", "tags",
+                "corrected_reply"}
+"""What an `--events` record keeps of each human label (override), for `import --format events`."""
 
 
 def result_records(store: Store, run_id: str, with_events: bool = False) -> Iterator[JsonObject]:
@@ -45,6 +48,10 @@ def result_records(store: Store, run_id: str, with_events: bool = False) -> Iter
     conversations = store.conversations(run_id=run_id)
     provisional = _provisional(store, conversations)
     cases = store.imported_cases(run_id) if with_events else {}
+    labels: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    if with_events:
+        for o in store.overrides(run_id=run_id):  # oldest first: the latest label stays the one in effect
+            labels[o.conversation_id].append(o.model_dump(mode="json", include=LABEL_FIELDS))
     for start in range(0, len(conversations), BATCH):
         batch = conversations[start:start + BATCH]
         events = store.events_many([c.id for c in batch])
@@ -57,6 +64,7 @@ def result_records(store: Store, run_id: str, with_events: bool = False) -> Iter
                 # import built it (slots and their history), and every verdict as its source gave it.
                 record["case_data"] = cases.get(c.id)
                 record["verdicts_as_given"] = given.get(c.id, [])
+                record["overrides_as_given"] = labels.get(c.id, [])
             yield record
 
 

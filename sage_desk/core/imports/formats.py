@@ -37,7 +37,8 @@ from sage_desk.core.events import (
 from sage_desk.core.jsonsafe import JsonObject
 
 FORMATS = ("openai", "tau-bench", "tau2", "events")
-CARRIED = ("case", "bucket", "repeat", "ending", "tau_reward", "rules_state", "case_data", "verdicts_as_given")
+CARRIED = ("case", "bucket", "repeat", "ending", "tau_reward", "rules_state", "case_data", "verdicts_as_given",
+           "overrides_as_given")
 """The fields of an `export-results --events` record that `import --format events` keeps as they were."""
 MAX_FILE_BYTES = 512 * 1024 * 1024
 

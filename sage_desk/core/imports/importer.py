@@ -46,6 +46,7 @@ from sage_desk.core.store.imports import ImportItem
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
+    from sage_desk.core.store.reviews import NewOverride
 
 
 @dataclass
@@ -110,6 +111,20 @@ def _carry_over(item: ImportItem, carried: JsonObject) -> None:
         item.verdicts = by_source.pop(RULES_SOURCE, [])
         item.more_verdicts = by_source
         values["rules_state"] = carried.get("rules_state")
+
+
+def _carried_labels(conversation_id: str, carried: JsonObject) -> list[NewOverride]:
+    """The human labels an exported conversation carries, for its new id."""
+    from sage_desk.core.store.reviews import NewOverride
+
+    found = carried.get("overrides_as_given")
+    if not isinstance(found, list):
+        return []
+    return [NewOverride(conversation_id, str(o["criterion"]), str(o["source"]), o.get("human_passed"), o.get("human_score"),
+                        o.get("human_value"), str(o.get("reason") or ""), str(o.get("author") or ""),
+                        kind=str(o.get("kind") or "label"), tags=tuple(o.get("tags") or ()),
+                        corrected_reply=o.get("corrected_reply"))
+            for o in found if isinstance(o, dict) and "criterion" in o and "source" in o]
 
 
 def _tool_kinds(bundle: DomainBundle, parsed: Parsed) -> None:
@@ -288,6 +303,7 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
         fresh.append((conversation, content_hash))
     extracted = _extract_all(bundle, [p for p, _ in fresh], extract, api_base) if extract and fresh else [[] for _ in fresh]
     items: list[ImportItem] = []
+    labels: list[NewOverride] = []
     for (conversation, content_hash), slots in zip(fresh, extracted, strict=True):
         conversation_id = f"c-{secrets.token_hex(5)}"
         _tool_kinds(bundle, conversation)
@@ -311,6 +327,7 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
         item = ImportItem(values, conversation.events, _termination(conversation), verdicts)
         if conversation.carried:
             _carry_over(item, conversation.carried)
+            labels += _carried_labels(conversation_id, conversation.carried)
         items.append(item)
     summary.masked = redactor.summary() if redact else ""
     if not items:
@@ -321,6 +338,8 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
                            "conversations": len(items), "redacted": redact, "extractor": extract,
                            "at": datetime.now(UTC).isoformat(timespec="seconds")}}
     summary.run_id = store.import_run(domain, config, items)
+    if labels:
+        store.add_overrides(labels)  # the reviewers' labels an --events export carried, in their order
     summary.imported = len(items)
     return summary
 
