@@ -514,3 +514,14 @@ def test_an_agent_nobody_can_reach_is_named_in_the_runs_ending(qtbot, screen, st
     assert outcome.progress.errored == 2
     assert f"Errored: 2× agent {url}: cannot connect (connection refused)" in screen.panel.detail.text()
     assert {c.status for c in store.conversations(run_id, agent="baseline:oracle")} == {"finished"}
+
+
+def test_the_agent_option_rows_take_room_only_when_wanted(qtbot, screen):
+    form = screen.form
+    rows = (form.agent_params, form.agent_headers, form.agent_prompt)
+    assert not any(w.isVisible() for w in (*rows, form.tools_server))  # a model run: the form fits 1280x720
+    form.agent_more.click()
+    assert all(w.isVisible() for w in rows) and not form.tools_server.isVisible()
+    form.agent_more.click()
+    form.agent_kind.setCurrentText("MCP")
+    assert form.tools_server.isVisible() and all(w.isVisible() for w in rows)

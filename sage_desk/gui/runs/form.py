@@ -194,6 +194,8 @@ class RunForm(QWidget):
         self.agent_params = QLineEdit()
         self.agent_headers = QLineEdit()
         self.tools_server = QLineEdit()
+        self.agent_more = QPushButton("Prompt, params…")
+        self.agent_more.setCheckable(True)
         self.api_base = QLineEdit()
         self.user = QComboBox()
         self.user_api_base = RoleApiBase("customer simulator")
@@ -249,16 +251,18 @@ class RunForm(QWidget):
         form.addRow("Agents", self.agents)
         kind = QHBoxLayout()
         kind.addWidget(self.agent_kind)
-        kind.addSpacing(10)
-        kind.addWidget(QLabel("Tools server"))
-        kind.addWidget(self.tools_server, 1)
+        kind.addWidget(self.agent_more)
+        kind.addStretch(1)
         form.addRow("Agent kind", kind)
+        form.addRow("Tools server", self.tools_server)
         prompt = QHBoxLayout()
         prompt.addWidget(self.agent_prompt, 1)
         prompt.addWidget(self.prompt_browse)
         form.addRow("Agent prompt", prompt)
         form.addRow("Agent params", self.agent_params)
         form.addRow("Agent headers", self.agent_headers)
+        self._form, self._prompt_row = form, prompt
+        self._update_agent_rows()
         form.addRow("API base", self.api_base)
         form.addRow("Customer", self.user)
         form.addRow("Customer API base", self.user_api_base)
@@ -306,14 +310,33 @@ class RunForm(QWidget):
         self.agent_headers.setPlaceholderText("Authorization: Bearer $TOKEN; X-Team: qa")
         self.agent_headers.setToolTip("Headers for HTTP agents, separated by ';'. $VARS are read from the environment\n"
                                       "when the run calls the agent and are never stored.")
-        self.tools_server.setPlaceholderText("MCP kind: http://127.0.0.1:8765")
+        self.tools_server.setPlaceholderText("sage-desk serve-tools URL: http://127.0.0.1:8765")
         self.tools_server.setToolTip("The URL of sage-desk serve-tools --domain D: an HTTP agent with its own tool layer\n"
                                      "calls the domain's tools there; the calls it saw become the transcript's.")
         for edit in (self.agent_prompt, self.agent_params, self.agent_headers, self.tools_server):
             edit.textChanged.connect(self._on_changed)
+        self.agent_more.setToolTip("Show the agent's prompt file, parameters and HTTP headers (shown anyway once one is set)")
+        self.agent_more.toggled.connect(self._update_agent_rows)
+
+    def _update_agent_rows(self, *_args: Any) -> None:
+        """The agent option rows take room only when asked for, or when one is set (the form fits 1280x720)."""
+        form = getattr(self, "_form", None)
+        if form is None:
+            return
+        kind = self.agent_kind.currentData()
+        given = any(e.text().strip() for e in (self.agent_prompt, self.agent_params, self.agent_headers))
+        shown = self.agent_more.isChecked() or given or kind in ("http", "python", "mcp")
+        if given and not self.agent_more.isChecked():
+            self.agent_more.setChecked(True)  # toggled() comes back here with the rows shown
+            return
+        form.setRowVisible(self._prompt_row, shown)
+        form.setRowVisible(self.agent_params, shown)
+        form.setRowVisible(self.agent_headers, shown)
+        form.setRowVisible(self.tools_server, kind == "mcp" or bool(self.tools_server.text().strip()))
 
     def _on_kind_changed(self, *_args: Any) -> None:
         self.agents.entry.setPlaceholderText(AGENT_KINDS[max(0, self.agent_kind.currentIndex())][2])
+        self._update_agent_rows()
         if self.agent_kind.currentData() == "mcp" and not self.tools_server.text().strip():
             self.tools_server.setFocus()
 
@@ -535,5 +558,6 @@ class RunForm(QWidget):
         for edit, key in ((self.agent_prompt, "agent_prompt"), (self.agent_params, "agent_params"),
                           (self.agent_headers, "agent_headers"), (self.tools_server, "tools_server")):
             edit.setText(str(state.get(key) or ""))
+        self._update_agent_rows()
         self.user_api_base.set_value(state.get("user_api_base"))
         self.judge_api_base.set_value(state.get("judge_api_base"))
