@@ -224,6 +224,9 @@ SECRET = "sk-agent-7f3a9c2e5d1b"
 
 
 def test_header_values_come_from_the_environment_and_are_never_stored(tmp_path, monkeypatch, capsys, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)  # every log record of the run, aiohttp's and SQLAlchemy's included
     monkeypatch.setenv("AGENT_TOKEN", SECRET)
     path = tmp_path / "runs.db"
     db = f"sqlite:///{path}"
