@@ -158,7 +158,7 @@ def render_table(report: dict[str, Any], sage_view: bool, width: int | None = No
         extra.append(f"{names[row['agent']]}: catastrophic {cat}; {passk}; tokens/1k {row['tokens_per_1k'] or 0:.0f}{flips}")
     order = (report.get("order") or {}).get("text")
     extra += ([order] if order else []) + legend(names) + _noise_lines(report["models"], names)
-    extra += _stamp_lines(report) + _unjudged_lines(report) + _imported_lines(report) + _endpoint_lines(report)
+    extra += _stamp_lines(report, names) + _unjudged_lines(report) + _imported_lines(report) + _endpoint_lines(report)
     return _title(report, width) + "\n" + buffer.getvalue() + _wrapped(extra, width)
 
 
@@ -256,13 +256,21 @@ def _noise_lines(models: list[dict[str, Any]], names: dict[str, str] | None = No
     return [f"within noise on {headers.get(key, key)}: {', '.join(found)}" for key, found in pairs.items() if found]
 
 
-def _stamp_lines(report: dict[str, Any]) -> list[str]:
+def _stamp_lines(report: dict[str, Any], names: dict[str, str] | None = None) -> list[str]:
+    """What the run ran (hashes, models); agents by display name, their options left to the legend above."""
     from sage_desk.core.engine.stamps import describe
+
+    def shown(stamp: Any) -> str:
+        if not names or not isinstance(stamp, dict):
+            return describe(stamp)
+        models = [{**m, "name": names[m["name"]], "parameters": None if "?" in m["name"] else m.get("parameters")}
+                  if m.get("role") == "agent" and m.get("name") in names else m for m in stamp.get("models") or []]
+        return describe({**stamp, "models": models})
 
     stamp = report.get("stamp")
     if "stamp_differences" not in report:
-        return [f"stamp: {describe(stamp)}"]
-    lines = [f"stamp of {run}: {describe(s)}" for run, s in (stamp or {}).items()]
+        return [f"stamp: {shown(stamp)}"]
+    lines = [f"stamp of {run}: {shown(s)}" for run, s in (stamp or {}).items()]
     for run, texts in report["stamp_differences"].items():
         lines += [f"{run} differs from {report['run'][0]}: {t}" for t in texts]
     return lines
