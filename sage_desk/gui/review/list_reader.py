@@ -57,6 +57,9 @@ class ListReader(QObject):
         names = agent_names(screen.store, run_id)
         screen.list_model.agent_names = names  # distinct names: two imperfect variants were both "imp….05"
         screen.list_model.set_table(table)
+        fit_model_column(screen.list, names)
+        if getattr(screen, "_sized", False) and getattr(screen, "_list_fits_screen", False):
+            screen._fit_list_to_screen()  # the list keeps every column in view at its new width
         fit_list_columns(screen.list)  # tau's column shows only for runs imported from tau
         screen.filters.set_choices(table.choices(), names)
         screen._apply_filter(keep)
@@ -116,3 +119,16 @@ def agent_names(store: object, run_id: str) -> dict[str, str]:
         return names_for_runs([store.get_run(run_id).config])  # type: ignore[attr-defined]
     except SageError:
         return {}
+
+
+MODEL_COLUMN_MAX = 120
+
+
+def fit_model_column(view: Any, names: dict[str, str]) -> None:
+    """The Model column as wide as the run's longest display name (at most MODEL_COLUMN_MAX): 'imperfect-3' whole."""
+    from sage_desk.gui.review.list_model import COLUMNS
+
+    number = [c.key for c in COLUMNS].index("agent")
+    metrics = view.fontMetrics()
+    widest = max((metrics.horizontalAdvance(n) for n in names.values()), default=0) + 14
+    view.horizontalHeader().resizeSection(number, max(COLUMNS[number].width, min(widest, MODEL_COLUMN_MAX)))
