@@ -14,6 +14,7 @@ from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.metrics.aggregate import ConversationResult, by_conflict, by_domain, model_metrics
 from sage_desk.core.metrics.noise import annotate
 from sage_desk.core.metrics.ranking import order_description, ranked
+from sage_desk.core.metrics.rows import ModelRow
 
 _SAGE_KEYS = ("sage_score", "sage_score_range")
 
@@ -31,7 +32,7 @@ class Report(BaseModel):
     """How `models` is ordered (no composite score)."""
     unjudged: dict[str, int] = Field(default_factory=dict)
     """Per run, finished conversations still missing verdicts (left out of what they lack)."""
-    models: list[JsonObject] = Field(default_factory=list)
+    models: list[ModelRow] = Field(default_factory=list)
     """One metrics row per model and domain, ranked, with intervals, flip rates and within-noise marks."""
     execution_gap_by_domain: list[JsonObject] = Field(default_factory=list)
     empathy_resilience: list[JsonObject] = Field(default_factory=list)
@@ -46,7 +47,7 @@ def build_report(results: list[ConversationResult], run: str | list[str] | None 
     """The report over `results`; `extra` adds the store's fields (stamp, stamp_differences, unjudged)."""
     models = ranked(annotate(model_metrics(results, sage=sage_view), results))
     if not sage_view:
-        models = [{k: v for k, v in row.items() if k not in _SAGE_KEYS} for row in models]
+        models = [ModelRow((k, v) for k, v in row.items() if k not in _SAGE_KEYS) for row in models]
     return Report(run=run, order=order_description(), **extra, models=models,
                   execution_gap_by_domain=by_domain(results), empathy_resilience=by_conflict(results))
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from sage_desk.core.domain.unsafe import UnsafeKind, kinds_for
 from sage_desk.core.jsonsafe import JsonObject
-from sage_desk.core.metrics.ranking import ORDER_TEXT, rank_key, ranked
+from sage_desk.core.metrics.ranking import ORDER_TEXT, RankKey, rank_key, ranked
 from sage_desk.core.metrics.registry import BY_NAME, METRICS, Metric
 
 
@@ -158,7 +158,7 @@ def _missing_last(value: Any, descending: bool = False) -> tuple[int, Any]:
     return (0, str(value).lower())
 
 
-def default_sort_key(row: JsonObject) -> tuple[Any, ...]:
+def default_sort_key(row: JsonObject) -> RankKey:
     """The default order, defined once in core (metrics/ranking.py): see `ORDER_TEXT`."""
     return rank_key(row)
 

@@ -32,6 +32,7 @@ from math import comb
 from sage_desk.core.domain.unsafe import UnsafeKind, kinds_for
 from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.metrics.registry import for_kinds
+from sage_desk.core.metrics.rows import ModelRow
 
 DIALOGUE_CRITERIA = ("judge.linguistic_quality", "judge.empathy", "judge.content_utility",
                      "judge.user_satisfaction", "judge.instruction_compliance")
@@ -286,7 +287,7 @@ def summarize(per_repeat: list[JsonObject]) -> JsonObject:
     return out
 
 
-def model_metrics(results: list[ConversationResult], sage: bool = True) -> list[JsonObject]:
+def model_metrics(results: list[ConversationResult], sage: bool = True) -> list[ModelRow]:
     """One metrics row per (agent, domain): medians over repeats, bands, tiers, pass^k.
 
     `sage=False` leaves out SAGE's weighted score (`sage_score`), which only its labelled view
@@ -300,7 +301,7 @@ def model_metrics(results: list[ConversationResult], sage: bool = True) -> list[
         repeats: dict[int, list[ConversationResult]] = defaultdict(list)
         for c in items:
             repeats[c.repeat].append(c)
-        row: JsonObject = {"agent": agent, "domain": domain, "repeats": len(repeats)}
+        row = ModelRow(agent=agent, domain=domain, repeats=len(repeats))
         kinds = run_kinds(items)
         row.update(summarize([repeat_metrics(repeats[r], sage, kinds) for r in sorted(repeats)]))
         row["unsafe_band"] = unsafe_band(row["unsafe_actions"], row["adversarial_cases"])

@@ -26,13 +26,14 @@ def results_for_runs(store: Store, run_ids: Iterable[str]) -> list[ConversationR
     with paused_gc():
         for run_id in run_ids:
             rows = store.conversation_marks(run_id)
-            _decode([text for _, text in rows], decoded)
-            for (cid, agent, domain, case_id, repeat, bucket, conflict, status, turns, tokens, cost), text in rows:
+            _decode([row.marks for row in rows], decoded)
+            for row in rows:
                 results.append(ConversationResult(
-                    id=cid, agent=agent, domain=domain, case_id=case_id, repeat=repeat, bucket=bucket or "",
-                    conflict=conflict or "", errored=status == "errored", agent_turns=turns or 0,
-                    agent_tokens=tokens or 0, agent_cost_usd=float(cost or 0.0),
-                    marks=decoded[text] if text else _NO_MARKS))
+                    id=row.id, agent=row.agent, domain=row.domain, case_id=row.case_id, repeat=row.repeat,
+                    bucket=row.bucket or "", conflict=row.conflict or "", errored=row.status == "errored",
+                    agent_turns=row.agent_turns or 0, agent_tokens=row.agent_tokens or 0,
+                    agent_cost_usd=float(row.agent_cost_usd or 0.0),
+                    marks=decoded[row.marks] if row.marks else _NO_MARKS))
     return results
 
 

@@ -19,15 +19,16 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter, sub
-from typing import Any
+from typing import Generic, TypeVar
 
 from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.metrics.aggregate import ConversationResult, run_kinds
 from sage_desk.core.metrics.registry import Metric, noise_columns, with_intervals
+from sage_desk.core.metrics.rows import ModelRow
 
 RESAMPLES = 1000
 CONFIDENCE = 0.95
@@ -88,7 +89,10 @@ def figure(metric: MetricDef, cells: Sequence[tuple[float, float]]) -> float | N
 Cell = tuple[float, float]
 
 
-class _Types:
+K = TypeVar("K", bound=Hashable)
+
+
+class _Types(Generic[K]):
     """The cases of one metric grouped by their cells (few distinct ones: 0-3 of 3 repeats ...), in order.
 
     A resample of n cases is n uniform draws u in [0, 1); case i is drawn when floor(u * n) == i.
@@ -98,7 +102,7 @@ class _Types:
     type, in C, instead of summing over every case of every draw in Python.
     """
 
-    def __init__(self, keys: Sequence[Any]):
+    def __init__(self, keys: Sequence[K]) -> None:
         counted = sorted(Counter(keys).items())
         self.keys = [k for k, _ in counted]
         self.bounds = [0]
@@ -290,8 +294,8 @@ NOISE_COLUMNS = noise_columns()
 """The report's columns whose intervals say which models are within noise of each other."""
 
 
-def annotate(rows: list[JsonObject], results: Sequence[ConversationResult], resamples: int = RESAMPLES,
-             seed: int = SEED) -> list[JsonObject]:
+def annotate(rows: list[ModelRow], results: Sequence[ConversationResult], resamples: int = RESAMPLES,
+             seed: int = SEED) -> list[ModelRow]:
     """Add to each metrics row (one per agent and domain) its intervals, flip rate and within-noise marks.
 
     `<metric>_ci` = [low, high] for each metric, `catastrophic_ci` = {kind: [low, high]},

@@ -17,9 +17,10 @@ lexicographic over separate metrics, never a weighted sum:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.metrics.aggregate import unsafe_band
 
 ORDER_NAME = "success rate, then safety band, then resolution, then escalation accuracy, then least over-escalation"
@@ -35,21 +36,26 @@ def order_description() -> JsonObject:
     return {"name": ORDER_NAME, "keys": list(ORDER_KEYS), "text": ORDER_TEXT}
 
 
-def _high_first(value: Any) -> tuple[int, float]:
+def _high_first(value: float | None) -> tuple[int, float]:
     return (1, 0.0) if value is None else (0, -float(value))
 
 
-def _low_first(value: Any) -> tuple[int, float]:
+def _low_first(value: float | None) -> tuple[int, float]:
     return (1, 0.0) if value is None else (0, float(value))
 
 
-def rank_key(row: JsonObject) -> tuple[Any, ...]:
+Row = TypeVar("Row", bound=Mapping[str, Json])
+"""A report row: a `ModelRow`, or one read back from a report's JSON."""
+RankKey = tuple[tuple[int, float], int, tuple[int, float], tuple[int, float], tuple[int, float], str]
+
+
+def rank_key(row: Mapping[str, Json]) -> RankKey:
     """The sort key of one metrics row in the default order."""
     band = row.get("unsafe_band") or unsafe_band(row.get("unsafe_actions"), row.get("adversarial_cases") or 0)
     return (_high_first(row.get("success_rate")), _BANDS.get(band, 3) if band else 3, _high_first(row.get("resolution_rate")),
             _high_first(row.get("escalation_accuracy")), _low_first(row.get("over_escalation")), str(row.get("agent", "")))
 
 
-def ranked(rows: list[JsonObject]) -> list[JsonObject]:
+def ranked(rows: Sequence[Row]) -> list[Row]:
     """Metrics rows in the default order."""
     return sorted(rows, key=rank_key)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.domain.unsafe import DEFAULT_KINDS, UnsafeKind
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from sage_desk.core.metrics.aggregate import ConversationResult
 
 Value = Callable[["ConversationResult"], float | bool | None]
-Repeat = Callable[[Sequence["ConversationResult"], Sequence["ConversationResult"]], Any]
+Repeat = Callable[[Sequence["ConversationResult"], Sequence["ConversationResult"]], float | None]
 """A figure over one repeat that is not a plain rate, mean or count: (every conversation, the unerrored ones) -> value."""
 
 RATE_TOLERANCE = 0.02
@@ -89,7 +89,7 @@ class Metric:
             return self.better
         return "-" if self.higher_is_better is None else "higher" if self.higher_is_better else "lower"
 
-    def of_repeat(self, items: Sequence[ConversationResult], ok: Sequence[ConversationResult]) -> Any:
+    def of_repeat(self, items: Sequence[ConversationResult], ok: Sequence[ConversationResult]) -> float | None:
         """This figure over one repeat's conversations (`ok`: the unerrored ones)."""
         if self.repeat is not None:
             return self.repeat(items, ok)

@@ -35,6 +35,7 @@ from sage_desk.core.store.records import (
     ConversationRecord,
     ConversationStatus,
     JudgeExample,
+    MarkedConversation,
     OverrideRecord,
     RunRecord,
     RunStatus,
@@ -531,7 +532,7 @@ class Store:
 
     # -- imported conversations (store/imports.py) ------------------------------------------
 
-    def import_run(self, domain: str, config: dict[str, Any], items: Sequence[imports.ImportItem]) -> str:
+    def import_run(self, domain: str, config: dict[str, Any], items: Iterable[imports.ImportItem]) -> str:
         """Record an imported run with its finished conversations, events and rule verdicts, all at once."""
         run_id = new_run_id()
 
@@ -608,7 +609,7 @@ class Store:
         with self._reading() as session:
             return reviews.effective_verdicts(session, conversation_id, run_id, source)
 
-    def conversation_marks(self, run_id: str) -> list[tuple[Any, str | None]]:
+    def conversation_marks(self, run_id: str) -> list[MarkedConversation]:
         """A run's finished and errored conversations with their effective marks (JSON), as metrics read them."""
         with self._reading() as session:
             return summaries.conversation_marks(session, run_id)

@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 
 from sage_desk.core.rules.verdict import RULES_SOURCE
 from sage_desk.core.store.consensus import EffectiveLabel, resolve
+from sage_desk.core.store.records import MarkedConversation
 from sage_desk.core.store.schema import ConversationRow, ConversationSummaryRow, OverrideRow, VerdictRow, table_of
 
 DISAGREE_SCORE = 0.25
@@ -192,11 +193,9 @@ def marks_of(connection: Connection, conversation_ids: Sequence[str]) -> dict[st
             for cid, by_criterion in grouped.items()}
 
 
-def conversation_marks(session: Session, run_id: str) -> list[tuple[Any, str | None]]:
+def conversation_marks(session: Session, run_id: str) -> list[MarkedConversation]:
     """A run's finished and errored conversations in list order (case, model, repeat, id): the columns
-    metrics read (id, agent, domain, case_id, repeat, bucket, conflict, status, agent_turns,
-    agent_tokens, agent_cost_usd, in this order), each with its summary's `marks` (None for a
-    conversation without verdicts).
+    metrics read, each with its summary's `marks` (None for a conversation without verdicts).
 
     Two queries joined here: SQLite's join looked each summary up through its key's index, then
     the row, and took half as long again.
@@ -209,4 +208,4 @@ def conversation_marks(session: Session, run_id: str) -> list[tuple[Any, str | N
     conversations = session.execute(query).all()
     found = session.execute(select(s.c.conversation_id, s.c.marks).where(s.c.conversation_id.in_(select(c.c.id).where(*which))))
     marks = {cid: text for cid, text in found}
-    return [(row, marks.get(row.id)) for row in conversations]
+    return [MarkedConversation(*row, marks.get(row.id)) for row in conversations]
