@@ -748,3 +748,14 @@ def test_an_agent_written_from_the_docs_alone_matches_the_baseline_of_its_behavi
         assert _verdicts(db, _run(db, "--agent", agent.url)) == expected
     with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", reply=escalate_through_mcp) as agent:
         assert _verdicts(db, _run(db, "--agent", agent.url, "--tools-server", tools.url)) == expected
+
+
+def test_parameters_the_conversation_sets_are_refused(tmp_path, capsys):
+    base = ["run", "--db", f"sqlite:///{tmp_path / 'runs.db'}", "--domain", "northline", "--quiet"]
+    assert (
+        main([*base, "--agent", "openai/house-model", "--api-base", "http://127.0.0.1:9/v1", "--agent-param", "model=other"]) == 1
+    )
+    assert "a model agent's model is its --agent name" in capsys.readouterr().err
+    assert main([*base, "--agent", "http://127.0.0.1:9/a", "--agent-param", "messages=[]"]) == 1
+    assert "--agent-param messages: SAGE Desk sets it itself" in capsys.readouterr().err
+    assert not (tmp_path / "runs.db").exists()

@@ -22,6 +22,8 @@ from sage_desk.core.llm.types import ToolCallRequest
 if TYPE_CHECKING:
     from sage_desk.core.domain.loader import DomainBundle
 
+RESERVED_PARAMS = frozenset({"messages", "tools", "conversation_id", "tools_url", "seed"})
+"""Parameters the conversation sets, never --agent-param (`model` too, for a model agent)."""
 POLICY_MARK = "{policy}"
 """Where a prompt file wants the domain's policy; a file without it gets no policy."""
 KINDS = ("model", "http", "python", "baseline")
@@ -75,11 +77,19 @@ def check_settings(settings: AgentSettings, agents: list[str]) -> None:
     from sage_desk.core.errors import RunError
 
     kinds = {agent_kind(a) for a in agents}
+    if "model" in kinds and "model" in settings.params:
+        raise RunError("--agent-param model: a model agent's model is its --agent name (model=NAME is for HTTP agents)")
     missing = missing_header_variables(settings.headers)
     if missing and "http" in kinds:
         raise RunError(
             f"--agent-header reads ${missing[0]}, which is not set in this environment: "
             f"set it (export {missing[0]}=...) and run again; its value is never stored"
+        )
+    taken = sorted(RESERVED_PARAMS & set(settings.params))
+    if taken:
+        raise RunError(
+            f"--agent-param {taken[0]}: SAGE Desk sets it itself (the model is --agent's name; "
+            "the messages, tools and conversation id are the conversation's)"
         )
     if settings.tools_server and "http" not in kinds:
         raise RunError(
