@@ -39,7 +39,12 @@ def render_text(records: list[dict[str, Any]], width: int) -> str:
     """Aligned columns, the agents' names last: as many as fit the width, then how many more."""
     cells = [[r["id"], r["domain"], f"{r['conversations']:,}", _status(r), r["created"].replace("T", " ")[:16]] for r in records]
     widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(HEADERS[:-1])]
-    room = max(20, width - sum(widths) - 2 * len(widths))
+    room = width - sum(widths) - 2 * len(widths)
+    if room < 20:  # narrow: the day a run was made, without its time, leaves the agents more room
+        for row in cells:
+            row[4] = row[4][:10]
+        room += widths[4] - max(len(HEADERS[4]), 10)
+        widths[4] = max(len(HEADERS[4]), 10)
     lines = ["  ".join(h.ljust(w) for h, w in zip(HEADERS, [*widths, 0], strict=True)).rstrip()]
     for record, row in zip(records, cells, strict=True):
         names = [a["name"] for a in record["agents"]] or ["imported" if record["imported"] else "-"]
@@ -51,12 +56,12 @@ def render_text(records: list[dict[str, Any]], width: int) -> str:
 
 def _fit(names: list[str], room: int) -> str:
     """`a, b, +3 more` within `room` characters, whole names only (the first always)."""
-    for keep in range(len(names), 1, -1):
+    for keep in range(len(names), 0, -1):
         more = len(names) - keep
         text = ", ".join(names[:keep]) + (f", +{more} more" if more else "")
         if len(text) <= room:
             return text
-    return names[0] + (f", +{len(names) - 1} more" if len(names) > 1 else "")
+    return names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "")  # the first name whole, however narrow
 
 
 def _status(record: dict[str, Any]) -> str:
