@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
@@ -47,9 +48,9 @@ DEFAULT_SIZE = QSize(1400, 860)
 MINIMUM_SIZE = QSize(760, 560)
 """Every screen fits this (a 1280x720 laptop with its task bar and title bar leaves about 1280x680)."""
 STATUS_TIMEOUT_MS = 8000
-NAV_WIDTH, NAV_COMPACT_WIDTH = 176, 58
+NAV_WIDTH, NAV_COMPACT_WIDTH = 176, 76
 COMPACT_NAV_BELOW = 1500
-"""Narrower windows show the navigation as icons only (names as tooltips): the screens need the room."""
+"""Narrower windows show the navigation as icons over short names (full names as tooltips): the screens need the room."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class ScreenSpec:
     name: str
     icon: str
     factory: Callable[[MainWindow], QWidget]
+    short: str = ""
+    """The name under the icon in the narrow navigation (the name itself when empty)."""
 
 
 def _editor(window: MainWindow) -> QWidget:
@@ -105,12 +108,12 @@ def _placeholder(title: str, text: str) -> Callable[[MainWindow], QWidget]:
 def default_screens() -> list[ScreenSpec]:
     """The screens of SAGE Desk, in navigation order."""
     return [
-        ScreenSpec("sop-editor", "SOP Editor", "editor", _editor),
+        ScreenSpec("sop-editor", "SOP Editor", "editor", _editor, "Editor"),
         ScreenSpec("runs", "Runs", "runs", _runs),
         ScreenSpec("review", "Review", "review", _review),
-        ScreenSpec("calibration", "Calibration", "calibration", _calibration),
-        ScreenSpec("leaderboard", "Leaderboard", "leaderboard", _leaderboard),
-        ScreenSpec("compare-runs", "Compare Runs", "leaderboard", _compare_runs),
+        ScreenSpec("calibration", "Calibration", "calibration", _calibration, "Calibrate"),
+        ScreenSpec("leaderboard", "Leaderboard", "leaderboard", _leaderboard, "Leaders"),
+        ScreenSpec("compare-runs", "Compare Runs", "compare", _compare_runs, "Compare"),
     ]
 
 
@@ -175,6 +178,8 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.nav.setObjectName("navigation")
         self.nav.setIconSize(QSize(22, 22))
+        self.nav.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.nav.setTextElideMode(Qt.TextElideMode.ElideNone)  # the short names fit whole
         self.nav.setFixedWidth(NAV_WIDTH)
         self._compact_nav = False
         self.stack.setObjectName("screens")
@@ -238,11 +243,23 @@ class MainWindow(QMainWindow):
         if compact == self._compact_nav:
             return
         self._compact_nav = compact
+        # narrow: a short name under each icon (icons alone left people guessing), else icon and name side by side
+        mode = QListView.ViewMode.IconMode if compact else QListView.ViewMode.ListMode
+        self.nav.setViewMode(mode)
+        self.nav.setFlow(QListView.Flow.TopToBottom)
+        self.nav.setWrapping(False)
+        self.nav.setMovement(QListView.Movement.Static)
+        self.nav.setGridSize(QSize(NAV_COMPACT_WIDTH - 4, 56) if compact else QSize(-1, -1))
         for row, spec in enumerate(self.specs):
             item = self.nav.item(row)
-            item.setText("" if compact else spec.name)
-            item.setSizeHint(QSize(40 if compact else 160, 42))
+            item.setText((spec.short or spec.name) if compact else spec.name)
+            item.setSizeHint(QSize(NAV_COMPACT_WIDTH - 6, 52) if compact else QSize(160, 42))
+            align = Qt.AlignmentFlag.AlignHCenter if compact else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+            item.setTextAlignment(align)
         self.nav.setFixedWidth(NAV_COMPACT_WIDTH if compact else NAV_WIDTH)
+        self.nav.setProperty("compact", compact)  # style.qss: tighter items, smaller names
+        self.nav.style().unpolish(self.nav)
+        self.nav.style().polish(self.nav)
 
     def screen_widget(self, key: str) -> QWidget:
         """The widget of the screen `key` (built now if it has not been shown yet)."""
