@@ -145,14 +145,14 @@ def _review_compare(screen: QWidget) -> QWidget | None:
         return None
     view.selectRow(0)
     _settle(screen)
-    return open_compare(screen)
+    return open_compare(screen)  # type: ignore[arg-type]  # the Review screen (it has `detail`)
 
 
 def _adjudicate(screen: QWidget) -> QWidget | None:
     tab = getattr(screen, "between_reviewers", None)
     if tab is None or not tab.disagreements.rows:
         return None
-    screen.tabs.setCurrentWidget(tab)
+    screen.tabs.setCurrentWidget(tab)  # type: ignore[attr-defined]  # the Calibration screen's tabs
     tab.disagreement_view.selectRow(0)
     _settle()
     return tab.adjudicate(0)

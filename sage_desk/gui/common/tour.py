@@ -95,7 +95,9 @@ class TourCard(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._build()
         window.installEventFilter(self)
-        QApplication.instance().installEventFilter(self)  # the arrows walk the tour wherever the focus is
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self)  # the arrows walk the tour wherever the focus is
         self.show_step(0)
 
     def _build(self) -> None:
@@ -179,7 +181,9 @@ class TourCard(QWidget):
         self.window_.settings.setValue(SEEN_KEY, True)
         self.window_.settings.sync()
         self.window_.removeEventFilter(self)
-        QApplication.instance().removeEventFilter(self)
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self)
         self.finished.emit()
         self.close()
 

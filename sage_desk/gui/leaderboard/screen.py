@@ -345,11 +345,11 @@ class LeaderboardScreen(StoreScreen, QWidget):
     def _update_view(self) -> None:
         domain = None if self.domain.currentText() in ("", ALL_DOMAINS) else self.domain.currentText()
         # the results of a run change only by being read (a new key) or dropped (a new generation)
-        shown = (tuple(self.selected_runs()), tuple(r in self.results for r in self.selected_runs()), domain,
-                 self._generation)
-        if shown == self._shown and self.report:
+        view_key = (tuple(self.selected_runs()), tuple(r in self.results for r in self.selected_runs()), domain,
+                    self._generation)
+        if view_key == self._shown and self.report:
             return  # the same runs, read the same time: the report would be the same (it takes a while)
-        self._shown = shown
+        self._shown = view_key
         results = [r for run_id in self.selected_runs() for r in self.results.get(run_id, [])]
         self.report = leaderboard_report(results, domain)
         self.report["run"] = self.selected_runs()
