@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,7 +42,7 @@ from sage_desk.core.imports.formats import FORMATS, READERS, Parsed
 from sage_desk.core.imports.redact import Redactor
 from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.rules.placed import AGENT_TAG, evaluate_case, rules_state, unknown_tools
-from sage_desk.core.store.imports import ImportItem
+from sage_desk.core.store.imports import ImportItem, ItemSpill
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
@@ -280,31 +280,112 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
 
     A file with a bad line imports nothing unless `skip_bad`: InputError lists every problem.
     `extract` names a model that fills the slots the logs leave unknown (imports/extract.py).
+    Conversations stream through a chunk at a time and wait on disk (store/imports.py `ItemSpill`)
+    until the one transaction that stores them all: memory stays flat however large the files.
     """
     bundle = load_domain(domain)
-    parsed, problems = read_files(files, fmt)
-    if problems and not skip_bad:
-        raise InputError(problems)
-    summary = ImportSummary(read=len(parsed), skipped=problems, domain=bundle.name)
-    hashes = [p.content_hash() for p in parsed]
-    # the same log read against another domain's SOP (tau's file onto Northline, then onto
-    # tau_airline) is another audit, not a duplicate
-    known = store.known_content_hashes(hashes, domains=sorted({domain, bundle.name}))
     redactor = Redactor(tuple(redact_also))
-    fresh: list[tuple[Parsed, str]] = []
-    seen: dict[str, str] = {}
-    for conversation, content_hash in zip(parsed, hashes, strict=True):
-        if content_hash in known or content_hash in seen:
-            summary.duplicates.append((conversation.source_id, known.get(content_hash, (seen.get(content_hash, ""), ""))[0]))
-            continue
-        seen[content_hash] = conversation.source_id
-        if redact:
-            _redact(conversation, redactor)
-        fresh.append((conversation, content_hash))
-    extracted = _extract_all(bundle, [p for p, _ in fresh], extract, api_base) if extract and fresh else [[] for _ in fresh]
-    items: list[ImportItem] = []
+    summary = ImportSummary(read=0, skipped=[], domain=bundle.name)
+    items = ItemSpill()  # on disk until stored: memory stays flat whatever the files' size
     labels: list[NewOverride] = []
-    for (conversation, content_hash), slots in zip(fresh, extracted, strict=True):
+    job = _Job(store, bundle, domain, redactor if redact else None, agent, extract, api_base, summary, items, labels)
+    try:
+        chunk: list[Parsed] = []
+        for found in _stream(files, fmt, summary.skipped):
+            summary.read += 1
+            chunk.append(found)
+            if len(chunk) == IMPORT_CHUNK:
+                job.take(chunk)
+                chunk = []
+        job.take(chunk)
+        if summary.skipped and not skip_bad:
+            raise InputError(summary.skipped)
+        summary.masked = redactor.summary() if redact else ""
+        if not items:
+            return summary
+        config = {"domain": domain, "agents": sorted(job.agents), "user": "imported", "judges": [], "repeats": 1,
+                  "imported": {"format": fmt, "files": [Path(f).name for f in files], "name": name or Path(files[0]).stem,
+                               "conversations": len(items), "redacted": redact, "extractor": extract,
+                               "at": datetime.now(UTC).isoformat(timespec="seconds")}}
+        summary.run_id = store.import_run(domain, config, items)
+        if labels:
+            store.add_overrides(labels)  # the reviewers' labels an --events export carried, in their order
+        summary.imported = len(items)
+        return summary
+    finally:
+        items.close()
+
+
+IMPORT_CHUNK = 200
+"""Conversations read, placed and judged at a time before they go to disk (import_files)."""
+
+
+def _stream(files: Sequence[str | Path], fmt: str, problems: list[Problem]) -> Iterator[Parsed]:
+    """Every conversation of the files, read as the readers stream them; problems (and ids read again
+    with other content) go to `problems`."""
+    if fmt not in FORMATS:
+        raise InputError.single("<import>", f"unknown format {fmt!r} (one of: {', '.join(FORMATS)})")
+    first: dict[str, tuple[str, str, int]] = {}  # source id -> (content hash, file, line): ids only, not content
+    for name in files:
+        path = Path(name)
+        try:
+            for found in READERS[fmt](path):
+                if isinstance(found, Problem):
+                    problems.append(found)
+                    continue
+                digest = found.content_hash()
+                seen = first.setdefault(found.source_id, (digest, found.file, found.line))
+                if seen[0] != digest:
+                    problems.append(Problem(found.file, found.line, 1, f"id {found.source_id!r} was already read at "
+                                                                       f"{seen[1]}:{seen[2]} with different content"))
+                    continue
+                yield found
+        except OSError as exc:
+            problems.append(Problem(str(path), 1, 1, str(exc) if "no such file" in str(exc) else f"cannot read: {exc}"))
+
+
+@dataclass
+class _Job:
+    """One import's state while its conversations stream through: placed, judged and spilled a chunk at a time."""
+
+    store: Store
+    bundle: DomainBundle
+    domain: str
+    redactor: Redactor | None
+    agent: str | None
+    extract: str | None
+    api_base: str | None
+    summary: ImportSummary
+    items: ItemSpill
+    labels: list[NewOverride]
+    seen: dict[str, str] = field(default_factory=dict)  # content hash -> source id, in this import
+    agents: set[str] = field(default_factory=set)
+
+    def take(self, parsed: list[Parsed]) -> None:
+        """Place, judge and spill a chunk of conversations (duplicates left out and counted)."""
+        if not parsed:
+            return
+        hashes = [p.content_hash() for p in parsed]
+        # the same log read against another domain's SOP (tau's file onto Northline, then onto
+        # tau_airline) is another audit, not a duplicate
+        known = self.store.known_content_hashes(hashes, domains=sorted({self.domain, self.bundle.name}))
+        fresh: list[tuple[Parsed, str]] = []
+        for conversation, content_hash in zip(parsed, hashes, strict=True):
+            if content_hash in known or content_hash in self.seen:
+                earlier = known.get(content_hash, (self.seen.get(content_hash, ""), ""))[0]
+                self.summary.duplicates.append((conversation.source_id, earlier))
+                continue
+            self.seen[content_hash] = conversation.source_id
+            if self.redactor is not None:
+                _redact(conversation, self.redactor)
+            fresh.append((conversation, content_hash))
+        extracted = (_extract_all(self.bundle, [p for p, _ in fresh], self.extract, self.api_base)
+                     if self.extract and fresh else [[] for _ in fresh])
+        for (conversation, content_hash), slots in zip(fresh, extracted, strict=True):
+            self.items.add(self._item(conversation, content_hash, slots))
+
+    def _item(self, conversation: Parsed, content_hash: str, slots: list[Extracted]) -> ImportItem:
+        bundle, summary, extract = self.bundle, self.summary, self.extract
         conversation_id = f"c-{secrets.token_hex(5)}"
         _tool_kinds(bundle, conversation)
         case_id = str(conversation.carried.get("case") or f"imp-{content_hash[:12]}")
@@ -318,7 +399,7 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
         state = rules_state(verdicts)
         summary.provisional += "provisional" in (state or "")
         reward = conversation.metadata.get("tau_reward")
-        values = {"id": conversation_id, "case_id": case.id, "agent": conversation.agent or agent or "imported",
+        values = {"id": conversation_id, "case_id": case.id, "agent": conversation.agent or self.agent or "imported",
                   "repeat": 1, "bucket": bucket.value if bucket else None, "conflict": None, "tactics": [],
                   "seed": None, "source_id": conversation.source_id[:300], "content_hash": content_hash,
                   "tau_reward": reward if isinstance(reward, float) else None, "rules_state": state,
@@ -327,21 +408,9 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
         item = ImportItem(values, conversation.events, _termination(conversation), verdicts)
         if conversation.carried:
             _carry_over(item, conversation.carried)
-            labels += _carried_labels(conversation_id, conversation.carried)
-        items.append(item)
-    summary.masked = redactor.summary() if redact else ""
-    if not items:
-        return summary
-    agents = sorted({str(i.values["agent"]) for i in items})
-    config = {"domain": domain, "agents": agents, "user": "imported", "judges": [], "repeats": 1,
-              "imported": {"format": fmt, "files": [Path(f).name for f in files], "name": name or Path(files[0]).stem,
-                           "conversations": len(items), "redacted": redact, "extractor": extract,
-                           "at": datetime.now(UTC).isoformat(timespec="seconds")}}
-    summary.run_id = store.import_run(domain, config, items)
-    if labels:
-        store.add_overrides(labels)  # the reviewers' labels an --events export carried, in their order
-    summary.imported = len(items)
-    return summary
+            self.labels += _carried_labels(conversation_id, conversation.carried)
+        self.agents.add(str(values["agent"]))
+        return item
 
 
 def set_slot(store: Store, conversation_id: str, field_name: str, value: str, author: str) -> list[Any]:

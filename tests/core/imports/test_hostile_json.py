@@ -102,3 +102,24 @@ def test_a_long_jsonl_file_is_read_in_flat_memory(tmp_path: Path) -> None:
     tracemalloc.stop()
     assert count == 10_000
     assert peak < 2 * 1024 * 1024, f"reading held {peak / 1e6:.1f} MB at once"
+
+
+def test_an_import_streamed_in_small_chunks_stores_what_one_chunk_does(tmp_path: Path, monkeypatch) -> None:
+    """Conversations go through placing and judging a chunk at a time and wait on disk: the run is the same."""
+    from sage_desk.core.imports import importer
+    from sage_desk.core.store import Store
+
+    doubled = tmp_path / "twice.jsonl"
+    doubled.write_text(OPENAI.read_text(encoding="utf-8") * 2)  # every conversation twice: duplicates across chunks
+
+    def stored(chunk: int, name: str) -> list[tuple]:
+        monkeypatch.setattr(importer, "IMPORT_CHUNK", chunk)
+        with Store(f"sqlite:///{tmp_path / name}") as store:
+            summary = importer.import_files(store, [doubled], "northline", "openai", skip_bad=True)
+            rows = sorted((c.source_id, c.case_id, c.bucket, c.rules_state, len(store.events(c.id)),
+                           sorted((v.criterion, v.passed, v.unscored) for v in store.verdicts(c.id)))
+                          for c in store.conversations(summary.run_id))
+        assert len(summary.duplicates) == len(rows)
+        return rows
+
+    assert stored(2, "small.db") == stored(1000, "whole.db")
