@@ -7,7 +7,11 @@
   first page of the list are all paid for in the figure) until the list shows rows and has
   painted (target < 500 ms);
 - the first window of `sage-desk` when the saved state reopens Review on that 100,000-conversation
-  run, since its process started (target < 1.5 s).
+  run, since its process started (target < 1.5 s);
+- `sage-desk run` with an LLM agent and an LLM customer against the fake model server (in another
+  process, 200 ms a completion), 500 conversations at concurrency 64, start to exit: the ideal
+  time (completions x latency / concurrency) over the wall (target >= 0.85; the process's start,
+  the run's creation and its last conversations' tail are in it).
 
 Each is run --runs times (after one warm-up for the disk cache) and the median is printed with the
 machine's load average and the processes' CPU time beside it: on a shared machine the wall-clock
@@ -15,7 +19,7 @@ figures move with the load, the CPU far less (on an idle machine the wall is abo
 The databases are built as benchmarks/bench_review.py builds its own (copies of the shipped
 sample run); --keep-dir keeps them for the next time (50k: about a minute, 100k: about two).
 
-    python benchmarks/bench_user_waits.py [--runs 3] [--keep-dir DIR] [--only report|review|window]
+    python benchmarks/bench_user_waits.py [--runs 3] [--keep-dir DIR] [--only report|review|window|run]
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SAGE_DESK = ROOT / ".venv" / "bin" / "sage-desk"
 RUN_ID = "r-bench-review"  # bench_review.py's run id
-REPORT_TARGET_S, REVIEW_TARGET_MS, WINDOW_TARGET_S = 2.0, 500.0, 1.5
+REPORT_TARGET_S, REVIEW_TARGET_MS, WINDOW_TARGET_S, RUN_TARGET = 2.0, 500.0, 1.5, 0.85
 
 
 def _load() -> str:
@@ -173,11 +177,52 @@ def time_first_window(db: Path, runs: int) -> None:
           f"to the process's exit; {_load()}]", flush=True)
 
 
+def time_llm_run(runs: int, conversations: int = 500, concurrency: int = 64, latency: float = 0.2) -> None:
+    """`sage-desk run` with an LLM agent and an LLM customer against the fake model server (another process),
+    start to exit: its wall beside the ideal (completions x latency / concurrency)."""
+    import multiprocessing
+
+    sys.path.insert(0, str(HERE))
+    import bench_harness
+
+    cases = ",".join(f"nl-{i:03d}" for i in range(1, 51))  # 50 cases x 10 repeats = 500 conversations
+
+    def once() -> float:
+        ctx = multiprocessing.get_context("fork")
+        port_out, stop = ctx.Queue(), ctx.Event()
+        server = ctx.Process(target=bench_harness.serve, args=(latency, port_out, stop), daemon=True)
+        server.start()
+        base_url, _, _ = port_out.get(timeout=30)
+        with tempfile.TemporaryDirectory() as tmp:
+            started = time.perf_counter()
+            done = subprocess.run([str(SAGE_DESK), "run", "--db", f"sqlite:///{tmp}/run.db", "--domain", "northline",
+                                   "--cases", cases, "--repeats", str(conversations // 50),
+                                   "--agent", "openai/fake-agent-with-customer", "--user", "openai/fake-user",
+                                   "--api-base", base_url, "--concurrency", str(concurrency), "--quiet"],
+                                  capture_output=True, text=True, timeout=600, env=_as_installed())
+            wall = time.perf_counter() - started
+        stop.set()
+        _, served, _ = port_out.get(timeout=30)
+        server.join(timeout=10)
+        if done.returncode != 0:
+            sys.exit(f"sage-desk run failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+        ideal = served * latency / concurrency
+        print(f"  {served} completions, wall {wall:.2f} s, ideal {ideal:.2f} s: efficiency {ideal / wall:.2f}", flush=True)
+        return ideal / wall
+
+    median, figures, cpu = _median_of(runs, once)
+    verdict = "ok" if median >= RUN_TARGET else "UNDER TARGET"
+    print(f"sage-desk run, an LLM agent and an LLM customer, {conversations} conversations at concurrency {concurrency}, "
+          f"{latency * 1000:.0f} ms a completion, whole process: efficiency {median:.2f} median of {runs} "
+          f"(target >= {RUN_TARGET:g}): {verdict}  [{', '.join(f'{f:.2f}' for f in figures)}; CPU {cpu:.2f} s; {_load()}]",
+          flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep-dir", type=Path, help="build (or reuse) the databases in this folder")
-    parser.add_argument("--only", choices=["report", "review", "window"])
+    parser.add_argument("--only", choices=["report", "review", "window", "run"])
     parser.add_argument("--child-review", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_review:
@@ -192,6 +237,8 @@ def main() -> None:
             time_review_cold(database(folder, 100_000), args.runs)
         if args.only in (None, "window"):
             time_first_window(database(folder, 100_000), args.runs)
+        if args.only in (None, "run"):
+            time_llm_run(args.runs)
 
 
 if __name__ == "__main__":
