@@ -59,7 +59,8 @@ class ModelRow(dict[str, Json]):
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         # Validated and dumped as a dict of JSON (key order kept), kept a ModelRow in between.
         return core_schema.no_info_after_validator_function(
-            cls.of, core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
+            cls.of, core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema())
+        )
 
 
 def _pair(value: Json) -> tuple[float, float] | None:

@@ -19,8 +19,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 
+from sage_desk.core.review.session import StoredVerdict
 from sage_desk.core.rules.verdict import RULES_SOURCE
-from sage_desk.core.store.records import StoredVerdict
 from sage_desk.gui.review.verdict_model import FAIL, HUMAN, MUTED, PASS, Index, VerdictModel
 
 HIDDEN = "hidden until you label"

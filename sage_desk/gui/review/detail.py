@@ -19,13 +19,13 @@ from sage_desk.core.domain.loader import DomainBundle, load_domain
 from sage_desk.core.engine.stamps import content_hash
 from sage_desk.core.errors import SageError
 from sage_desk.core.events import Event
+from sage_desk.core.review.session import ConversationRecord, StoredVerdict
 from sage_desk.core.rules.trace import PathTrace, trace_conversation
 from sage_desk.core.sop.io import dumps_graph, loads_graph
 from sage_desk.core.sop.model import Graph
-from sage_desk.core.store.records import ConversationRecord, StoredVerdict
 
 if TYPE_CHECKING:
-    from sage_desk.core.store import Store
+    from sage_desk.core.review.session import Store
 
 
 @dataclass

@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
-from sage_desk.core.store.browse import BrowseFilter
+from sage_desk.core.review.session import BrowseFilter
 
 SEARCH_DELAY_MS = 350
 """Typing pauses this long before the transcripts are searched (the list itself filters at once)."""

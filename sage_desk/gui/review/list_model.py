@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from sage_desk.core.judge.rubric import PASS_THRESHOLD
-from sage_desk.core.store.browse import BrowseFilter, ConversationTable, empty_table
+from sage_desk.core.review.session import BrowseFilter, ConversationTable, empty_table
 
 Index = QModelIndex | QPersistentModelIndex
 FAIL = QColor("#b91c1c")

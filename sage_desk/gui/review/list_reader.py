@@ -46,11 +46,12 @@ class ListReader(QObject):
         """Show the run's first page of conversations now, and read the rest behind it."""
         screen, first_page = self.screen, table_loader.FIRST_PAGE
         screen.workspace.choose_run(run_id)
+        screen.session.choose_run(run_id)
         keep = screen.detail.id if screen.detail else None
         self.stop()
         self.started = time.monotonic()
         try:
-            table = screen.store.conversation_table(run_id, limit=first_page)
+            table = screen.session.need_store().conversation_table(run_id, limit=first_page)
         except SageError as exc:
             screen._report("Could not read the run", exc)
             return
@@ -68,7 +69,7 @@ class ListReader(QObject):
             self._on_read(self.generation)
             return
         self.keep_when_read = keep if keep and screen.list_model.position_of(keep) is None else None
-        self.loader = TableLoader(screen.store, run_id, after, self.generation)
+        self.loader = TableLoader(screen.session.need_store(), run_id, after, self.generation)
         self.loader.page.connect(self._on_page)
         self.loader.failed.connect(self._on_page_failed)
         self.loader.done.connect(self._on_read)

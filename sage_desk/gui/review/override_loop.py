@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox
 
-from sage_desk.core.store.reviews import NewOverride
+from sage_desk.core.review.session import NewOverride, ReviewSession
 from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, ask_reviewer_name, current_name
 from sage_desk.gui.review.saving import Saved, SaveThread, new_overrides
 from sage_desk.gui.review.verdict_model import HumanValue, keys_for, value_for_key
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
     from PySide6.QtWidgets import QWidget
 
-    from sage_desk.core.store.records import OverrideRecord
+    from sage_desk.core.review.session import OverrideRecord
     from sage_desk.gui.common.workspace import Workspace
     from sage_desk.gui.review.blind import BlindVerdictModel
     from sage_desk.gui.review.detail import ConversationDetail
@@ -48,7 +48,7 @@ class OverrideLoop(_Base):
 
     if TYPE_CHECKING:  # the screen's parts this mixin works on (ReviewScreen has them)
         workspace: Workspace
-        store: Any
+        session: ReviewSession
         detail: ConversationDetail | None
         overrides: list[OverrideRecord]
         filters: FilterBar
@@ -122,7 +122,7 @@ class OverrideLoop(_Base):
         tags = {verdict.id: panel.tags_of(verdict.id) for verdict, _ in items}
         news = new_overrides(self.detail.id, items, tags, panel.reason.text().strip(), panel.reply_text(),
                              panel.author.text().strip())
-        thread = SaveThread(self.store, self.detail.record.run_id, items, news, parent=self)
+        thread = SaveThread(self.session.need_store(), self.detail.record.run_id, items, news, parent=self)
         thread.ended.connect(lambda outcome, t=thread: self._on_saved(t, outcome))
         self._saves.append(thread)
         self.verdict_model.pending.clear()

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sage_desk.core.store.records import OverrideRecord, StoredVerdict
+from sage_desk.core.review.session import OverrideRecord, StoredVerdict
 from sage_desk.gui.review.verdict_model import SCALE, is_scored, key_help, short_source, value_text
 
 

@@ -7,89 +7,22 @@ In a blind queue the judge's values and other reviewers' labels stay hidden on a
 reviewer has labelled it (`blind.py`). Progress is read again after every label and mark, on
 Refresh (F5), and every `POLL_MS` while the screen shows, so other reviewers' work appears.
 
-Everything goes through core (`core/store/queues.py`); this module only shows it.
+The queue, its progress and reveals are the session's (`core/review/session.py`, over
+`core/store/queues.py`); this module only shows them and asks.
 """
 
 from __future__ import annotations
 
-from dataclasses import fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QInputDialog
 
 from sage_desk.core.errors import SageError
-from sage_desk.core.store.browse import ConversationTable
-from sage_desk.core.store.queues import (
-    FLAG,
-    SKIP,
-    UNFLAG,
-    QueueProgress,
-    QueueRecord,
-    get_queue,
-    list_queues,
-    mark,
-    next_item,
-    progress,
-    queue_conversations,
-    queue_runs,
-    reveals,
-)
-
-if TYPE_CHECKING:
-    from sage_desk.core.store import Store
+from sage_desk.core.review.session import FLAG, SKIP, UNFLAG, OverrideRecord, QueueProgress, QueueRecord, list_cells
 
 POLL_MS = 15_000
 """Other reviewers' progress is read again this often while a queue is shown."""
-_CHUNK = 500  # conversation ids per query: under SQLite's bound-parameter limit
-
-
-def queue_table(store: Store, name: str) -> ConversationTable:
-    """The queue's conversations as one list (from every run they come from), in the queue's order."""
-    ids = queue_conversations(store, name)
-    order = {cid: n for n, cid in enumerate(ids)}
-    parts = [store.conversation_table(run, ids[start:start + _CHUNK])
-             for run in queue_runs(store, name) for start in range(0, len(ids), _CHUNK)]
-    rows = sorted(((part, row) for part in parts for row in range(len(part))), key=lambda pr: order[pr[0].ids[pr[1]]])
-    domains = {part.domain for part in parts if len(part)}
-    runs = {part.run_id for part in parts if len(part)}
-    table = ConversationTable(runs.pop() if len(runs) == 1 else "", domains.pop() if len(domains) == 1 else "")
-    for column in (f.name for f in fields(ConversationTable) if not f.name.startswith("_") and f.name not in ("run_id", "domain")):
-        values = getattr(table, column)
-        for part, row in rows:
-            values.append(getattr(part, column)[row])
-    return table
-
-
-def list_cells(state: QueueProgress, reviewer: str) -> tuple[dict[str, tuple[str, str]], frozenset[str]]:
-    """Each item's cell in the list's Human column (text, tooltip), and the items whose judge score is hidden."""
-    need, blind = state.queue.reviews_per_item, state.queue.blind
-    skipped = set(state.skipped.get(reviewer, []))
-    cells: dict[str, tuple[str, str]] = {}
-    hidden = set()
-    for cid, who in state.reviews.items():
-        mine = reviewer in who
-        text, tip = [], []
-        if mine:
-            text.append("✓")
-            tip.append("you labelled it")
-        if blind and not mine:
-            hidden.add(cid)
-            tip.append("others' labels hidden until you label it (blind)")
-        else:
-            text.append(f"{len(who)}/{need}")
-            tip.append(f"{len(who)} of {need} review(s)" + (f": {', '.join(w or '(no name)' for w in who)}" if who else ""))
-        if cid in skipped:
-            text.append("skip")
-            tip.append("you skipped it")
-        if cid in state.flagged:
-            text.insert(0, "⚑")
-            notes = state.flag_notes.get(cid, {})
-            tip.append("flagged by " + ", ".join(f"{who} ({notes[who]!r})" if notes.get(who) else who
-                                                 for who in state.flagged[cid]))
-        tips = "; ".join(tip)
-        cells[cid] = (" ".join(text), tips[:1].upper() + tips[1:])  # names and notes keep their case
-    return cells, frozenset(hidden)
 
 
 class QueueMode(QObject):
@@ -98,9 +31,7 @@ class QueueMode(QObject):
     def __init__(self, screen: Any):
         super().__init__(screen)
         self.screen = screen
-        self.record: QueueRecord | None = None
-        self.state: QueueProgress | None = None
-        self.ids: frozenset[str] = frozenset()
+        self.session = screen.session
         self.flag_dialog: QInputDialog | None = None
         self._next_after_save = False  # Enter or N saved keyed values: the next item once they land
         self._poll = QTimer(self)
@@ -114,6 +45,16 @@ class QueueMode(QObject):
         screen.workspace.verdicts_changed.connect(self._on_labelled)
 
     @property
+    def record(self) -> QueueRecord | None:
+        """The shown queue (the session's)."""
+        return self.session.queue
+
+    @property
+    def state(self) -> QueueProgress | None:
+        """The shown queue's progress as last read."""
+        return self.session.progress
+
+    @property
     def active(self) -> bool:
         """Whether a queue is shown."""
         return self.record is not None
@@ -124,7 +65,7 @@ class QueueMode(QObject):
 
     def holds(self, conversation_id: str | None) -> bool:
         """Whether a conversation is one of the shown queue's."""
-        return conversation_id in self.ids
+        return self.session.holds(conversation_id)
 
     def reviewer(self) -> str:
         return self.screen.reviewer()
@@ -134,7 +75,7 @@ class QueueMode(QObject):
     def list_queues(self) -> None:
         """Offer the store's queues in the Queue list (keeping the chosen one)."""
         try:
-            queues = list_queues(self.screen.store)
+            queues = self.session.queues()
         except SageError as exc:
             self.screen._report("Could not read the review queues", exc)
             return
@@ -160,15 +101,14 @@ class QueueMode(QObject):
         """Show the queue's conversations and progress, and select the reviewer's next item."""
         screen = self.screen
         try:
-            self.record = get_queue(screen.store, name)
-            table = queue_table(screen.store, name)
+            table = self.session.enter_queue(name)
         except SageError as exc:
-            self.record = None
+            self.session.leave_queue()
             screen._report(f"Could not open queue {name}", exc)
             screen.filters.choose_queue(None)
             return False
         screen.list_reader.stop()  # a run's list still being read must not add its pages to the queue's
-        self.ids = frozenset(table.ids)
+        assert self.record is not None  # entered just above
         screen.filters.set_queue_mode(True, self.record.blind, table.run_id or None)
         screen.list_model.set_table(table)
         screen.filters.set_choices(table.choices())
@@ -186,7 +126,7 @@ class QueueMode(QObject):
         """Back to the run's conversations."""
         if self.record is None:
             return
-        self.record, self.state, self.ids = None, None, frozenset()
+        self.session.leave_queue()
         self._poll.stop()
         screen = self.screen
         screen.queue_bar.hide()
@@ -203,7 +143,7 @@ class QueueMode(QObject):
             return
         keep = self.screen.detail.id if self.screen.detail else None
         try:
-            table = queue_table(self.screen.store, self.record.name)
+            table = self.session.queue_table()
         except SageError as exc:
             self.screen._report("Could not read the queue", exc)
             return
@@ -218,21 +158,21 @@ class QueueMode(QObject):
         if self.record is None:
             return
         try:
-            self.state = progress(self.screen.store, self.record.name)
+            state = self.session.read_progress()
         except SageError as exc:
             self.screen.queue_bar.say(f"Could not read the progress: {exc}")
             return
         reviewer = self.reviewer()
         self.screen.queue_bar.show_queue(self.record, reviewer)
-        self.screen.queue_bar.show_progress(self.state, reviewer)
-        self.screen.list_model.set_queue_view(*list_cells(self.state, reviewer))
+        self.screen.queue_bar.show_progress(state, reviewer)
+        self.screen.list_model.set_queue_view(*list_cells(state, reviewer))
         self.show_item()
 
     def show_item(self) -> None:
         """Skip and Flag follow the shown conversation."""
         detail = self.screen.detail
         cid = detail.id if detail is not None else None
-        mine = self.state is not None and cid is not None and self.reviewer() in self.state.flagged.get(cid, [])
+        mine = self.session.flagged_by(cid, self.reviewer())
         self.screen.queue_bar.show_item(self.holds(cid), mine)
 
     def _on_poll(self) -> None:
@@ -254,7 +194,7 @@ class QueueMode(QObject):
             return
         self._next_after_save = False
         try:
-            item = next_item(screen.store, self.record.name, self.reviewer())
+            item = self.session.next_item(self.reviewer())
         except SageError as exc:
             screen.queue_bar.say(str(exc))
             screen.message.emit(str(exc))
@@ -319,7 +259,7 @@ class QueueMode(QObject):
         cid = self._current()
         if cid is None:
             return
-        if self.state is not None and self.reviewer() in self.state.flagged.get(cid, []):
+        if self.session.flagged_by(cid, self.reviewer()):
             if self._mark(cid, UNFLAG):
                 self.screen.message.emit(f"Took your flag off {cid}")
             return
@@ -345,7 +285,7 @@ class QueueMode(QObject):
         if self.record is None:
             return False
         try:
-            mark(self.screen.store, self.record.name, cid, self.reviewer(), action, note)
+            self.session.mark(cid, self.reviewer(), action, note)
         except SageError as exc:
             self.screen._report(f"Could not {action} {cid}", exc)
             return False
@@ -354,23 +294,13 @@ class QueueMode(QObject):
 
     # --- blind mode -------------------------------------------------------------------------
 
-    def visible_overrides(self, conversation_id: str, overrides: list[Any]) -> list[Any]:
+    def visible_overrides(self, conversation_id: str, overrides: list[OverrideRecord]) -> list[OverrideRecord]:
         """Set the verdict table blind or not for this conversation; the overrides the reviewer may see."""
-        blind = self._blind_for(conversation_id)
+        reviewer = self.reviewer()
+        blind = self.session.blind_for(conversation_id, reviewer)  # when in doubt, the judge stays hidden
         record = self.record
         self.screen.verdict_model.set_blind(blind, record.criteria if blind and record is not None else ())
-        if not blind:
-            return overrides
-        reviewer = self.reviewer()
-        return [o for o in overrides if o.author == reviewer]
-
-    def _blind_for(self, conversation_id: str) -> bool:
-        if self.record is None or not self.record.blind or not self.holds(conversation_id):
-            return False
-        try:
-            return not reveals(self.screen.store, self.record.name, self.reviewer(), conversation_id)
-        except SageError:
-            return True  # when in doubt, keep the judge hidden
+        return [o for o in overrides if o.author == reviewer] if blind else overrides
 
     def refresh_item(self) -> None:
         """Show the selected conversation's verdicts and history as the reviewer may see them now."""

@@ -35,12 +35,12 @@ from PySide6.QtWidgets import (
 from sage_desk.core.engine.replay import ReplayResult, action_of, agent_maker, replay, wilson
 from sage_desk.core.errors import RunError, SageError
 from sage_desk.core.events import Event
-from sage_desk.core.store.records import ConversationRecord
+from sage_desk.core.review.session import ConversationRecord
 from sage_desk.gui.common.async_thread import AsyncThread, Outcome
 from sage_desk.gui.common.errors import describe
 
 if TYPE_CHECKING:
-    from sage_desk.core.store import Store
+    from sage_desk.core.review.session import Store
 
 DEFAULT_TIMES = 20
 MAX_TIMES = 1000  # as `sage-desk replay --times`

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sage_desk.core.store.reviews import NewOverride
+from sage_desk.core.review.session import NewOverride
 from sage_desk.gui.common.async_thread import AsyncThread
 
 if TYPE_CHECKING:
-    from sage_desk.core.store import Store
+    from sage_desk.core.review.session import Store
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from sage_desk.core.errors import SageError
-from sage_desk.core.store.browse import empty_table
-from sage_desk.core.store.records import OverrideRecord
+from sage_desk.core.review.session import OverrideRecord, ReviewSession, Store, empty_table
 from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, profile_signals
 from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.review.blind import NOTE as BLIND_NOTE
@@ -84,11 +83,10 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.setMinimumSize(560, 420)
         self.workspace = workspace or Workspace(db_url=db_url, store=store, parent=self)
         self.notifier = notifier
-        self.store: Any = None
+        self.session = ReviewSession()  # what is chosen, the queue and the store: Qt-free (core/review/session.py)
         self.loader: DetailLoader | None = None
         self.detail: ConversationDetail | None = None
         self.overrides: list[OverrideRecord] = []
-        self._sticky: tuple[str, str] | None = None  # the (criterion, source) the reviewer works on
         self._saving = False
         self._saves: list[SaveThread] = []  # overrides on their way to the store
         self._stale = False
@@ -265,16 +263,21 @@ class ReviewScreen(OverrideLoop, QWidget):
     def _on_list_dragged(self) -> None:
         self._list_fits_screen = False  # the reviewer chose the list's width: it stays
 
+    @property
+    def store(self) -> Store | None:
+        """The run database Review reads (the session's)."""
+        return self.session.store
+
     def open_store(self) -> bool:
         """Open the workspace's run database and list its runs (False when it cannot be opened)."""
         if self.store is not None:
             return True
         try:
-            self.store = self.workspace.store()
+            self.session.open(self.workspace.store())
         except SageError as exc:
             self._report("Could not open the run database", exc)
             return False
-        self.loader = DetailLoader(self.store)
+        self.loader = DetailLoader(self.session.need_store())
         self.refresh()
         return True
 
@@ -328,7 +331,9 @@ class ReviewScreen(OverrideLoop, QWidget):
 
     def _apply_filter(self, keep: str | None = None) -> None:
         keep = keep or (self.detail.id if self.detail else None)
-        self.list_model.set_filter(self.filters.spec())
+        spec = self.filters.spec()
+        self.session.set_filters(spec)
+        self.list_model.set_filter(spec)
         self.filters.set_count(self.list_model.rowCount(), len(self.list_model.table), loading=self.list_reader.reading)
         position = self.list_model.position_of(keep) if keep else None
         self.select_position(position if position is not None else 0)
@@ -381,6 +386,7 @@ class ReviewScreen(OverrideLoop, QWidget):
 
     def _show_detail(self, detail: ConversationDetail | None) -> None:
         self.detail = detail
+        self.session.choose_conversation(detail.id if detail is not None else None)
         self.slots.show_detail(detail, self.store)
         if detail is None:
             self.title.setText("No conversation selected" if self.list_model.table.ids else "")
@@ -391,7 +397,7 @@ class ReviewScreen(OverrideLoop, QWidget):
             self.route.show_route(None, None, "")
             self.override.show_verdict(None, [])
             return
-        self.overrides = self.queue.visible_overrides(detail.id, self.store.overrides(conversation_id=detail.id))
+        self.overrides = self.queue.visible_overrides(detail.id, self.session.need_store().overrides(conversation_id=detail.id))
         self._set_titles(detail)
         self.transcript.show_events(detail.events, detail.tool_kinds)
         self.timeline.show_events(detail.events, detail.tool_kinds)
@@ -420,8 +426,8 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.subtitle.setText(" · ".join(about) if r.source_id is None else imported_about(detail))
 
     def _sticky_row(self) -> int:
-        if self._sticky is not None:
-            row = self.verdict_model.row_of(*self._sticky)
+        if self.session.verdict_key is not None:
+            row = self.verdict_model.row_of(*self.session.verdict_key)
             if row is not None:
                 return row
         failed = next((i for i, v in enumerate(self.verdict_model.verdicts) if v.passed is False), None)
@@ -453,7 +459,7 @@ class ReviewScreen(OverrideLoop, QWidget):
             self.transcript.highlight(None)
             self.timeline.highlight(None)
             return
-        self._sticky = (verdict.criterion, verdict.source)
+        self.session.choose_verdict((verdict.criterion, verdict.source))
         self.transcript.highlight(verdict.event_seq)
         self.timeline.highlight(verdict.event_seq)
         node = verdict.node
@@ -543,7 +549,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         run_id = self.detail.record.run_id
         self._show_detail(self.loader.load(conversation_id))
         if self.list_model.table.row_of(conversation_id) is not None:
-            self.list_model.replace_summary(conversation_id, self.store.conversation_table(run_id, [conversation_id]))
+            self.list_model.replace_summary(conversation_id, self.session.need_store().conversation_table(run_id, [conversation_id]))
         self.message.emit(f"{conversation_id}: {what}")
         self._saving = True
         try:
@@ -558,7 +564,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         if not self.open_store():
             return False
         try:
-            record = self.store.conversation(conversation_id)
+            record = self.session.need_store().conversation(conversation_id)
         except SageError as exc:
             self._report("Could not open the conversation", exc)
             return False

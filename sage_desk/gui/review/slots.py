@@ -24,7 +24,7 @@ from sage_desk.gui.review.override_panel import default_author
 from sage_desk.gui.review.verdict_model import needs_of
 
 if TYPE_CHECKING:
-    from sage_desk.core.store import Store
+    from sage_desk.core.review.session import Store
 
 NEEDED = "#b45309"
 MUTED = "#64748b"
@@ -126,11 +126,11 @@ class SlotsPanel(QWidget):
 
     # --- showing ----------------------------------------------------------------------------
 
-    def show_detail(self, detail: Any, store: Store) -> None:
+    def show_detail(self, detail: Any, store: Store | None) -> None:
         """Show an imported conversation's slots (the panel hides for anything else)."""
         self.store = store
         data = None
-        if detail is not None and detail.record.source_id is not None and detail.bundle is not None:
+        if store is not None and detail is not None and detail.record.source_id is not None and detail.bundle is not None:
             data = store.imported_cases(detail.record.run_id).get(detail.id)
         if data is None:
             self.conversation_id = None

@@ -21,8 +21,7 @@ from PySide6.QtCore import QCoreApplication, QThread, Signal
 from sage_desk.core.errors import SageError
 
 if TYPE_CHECKING:
-    from sage_desk.core.store import Store
-    from sage_desk.core.store.browse import ListKey
+    from sage_desk.core.review.session import ListKey, Store
 
 FIRST_PAGE = 2_000
 """Rows the screen reads itself before showing the list: many screenfuls, read in milliseconds."""

@@ -19,8 +19,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from sage_desk.core.judge.rubric import PASS_THRESHOLD
+from sage_desk.core.review.session import StoredVerdict
 from sage_desk.core.rules.verdict import RULES_SOURCE
-from sage_desk.core.store.records import StoredVerdict
 
 Index = QModelIndex | QPersistentModelIndex
 SCALE = {"1": 0.0, "2": 0.25, "3": 0.5, "4": 0.75, "5": 1.0}
