@@ -236,7 +236,10 @@ class Balancer:
         for queue in self._waiters.values():
             for waiter in queue:
                 if not waiter.done():
-                    waiter.get_loop().call_soon_threadsafe(_settle, waiter)
+                    try:
+                        waiter.get_loop().call_soon_threadsafe(_settle, waiter)
+                    except RuntimeError:  # its loop has closed: nobody waits there any more
+                        pass
 
 
 def _settle(waiter: asyncio.Future[None]) -> None:
