@@ -7,7 +7,8 @@ fewest requests in flight (ties: the one sent fewest so far, so a quiet run stil
 work), waiting while every one is at its cap (`set_endpoint_concurrency`). An endpoint that fails
 a call transiently (5xx, 429, a timeout, a lost connection) is taken out for a back-off that
 doubles with each failure in a row; the call's retry goes to another endpoint at once, and waits
-only when all are out. A single endpoint is never taken out: its calls back off one by one, as before.
+only when all are out. Back from a take-out, an endpoint gets one call at a time until one succeeds,
+so a replica that is still down costs one failed call per back-off, not a burst. A single endpoint is never taken out: its calls back off one by one, as before.
 
 The in-flight counts live per event loop and per endpoint URL, shared by every client of the
 process, so an agent and a customer on the same replicas count each other's requests. What each
@@ -176,6 +177,8 @@ class Balancer:
         for url in urls:
             ep = self.endpoint(url)
             if ep.down_until > now or (cap is not None and ep.in_flight >= cap):
+                continue
+            if ep.failures and ep.in_flight:  # back from a take-out: one call tries it before the rest follow
                 continue
             if best is None or (ep.in_flight, ep.sent) < (best.in_flight, best.sent):
                 best = ep

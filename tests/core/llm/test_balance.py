@@ -120,3 +120,24 @@ def test_one_endpoint_is_never_taken_out(client: LlmClient):
         assert asyncio.run(_many(client, only.base_url, 4)) == ["echo: hi"] * 4
     figures = balance.take_stats()[only.base_url]
     assert (figures.requests, figures.errors, figures.taken_out) == (6, 2, 0)
+
+
+def test_an_endpoint_back_from_a_take_out_gets_one_call_until_it_answers():
+    async def scenario() -> list[str]:
+        pool = balance.Balancer()
+        a, b = pool.endpoint("http://a/v1"), pool.endpoint("http://b/v1")
+        b.in_flight = 5  # busy, but up
+        first = await pool.acquire(("http://a/v1",))
+        pool.release(first, ok=False, take_out_s=0.01)  # a fails: out for 10 ms
+        assert a.failures == 1 and stats_of("http://a/v1").taken_out == 1
+        await asyncio.sleep(0.02)  # back
+        picks = [(await pool.acquire(("http://a/v1", "http://b/v1"))).url for _ in range(3)]
+        pool.release(a, ok=True)  # the trial call answered: a takes its share again
+        picks.append((await pool.acquire(("http://a/v1", "http://b/v1"))).url)
+        return picks
+
+    assert asyncio.run(scenario()) == ["http://a/v1", "http://b/v1", "http://b/v1", "http://a/v1"]
+
+
+def stats_of(url: str) -> EndpointStats:
+    return balance.stats_for(url)
