@@ -28,9 +28,8 @@ def classification(ctx: RuleContext) -> list[Verdict]:
               and (f == intent_field or (ctx.path is not None and f in ctx.path.assignments))]
     tags = [e for e in ctx.events if isinstance(e, TicketTagged)]
     tag = tags[-1] if tags else None
-    if tag is None and ctx.bundle.domain.audit_only:  # tau's agents had no tag tool: nothing of theirs to grade
-        why = "unscored: the audited agent had no tag_ticket tool (an audit-only domain): no classification to grade"
-        return [ctx.verdict(c, None, why, unscored=True) for c in ("classification", TIMING)]
+    if tag is None and ctx.bundle.domain.audit_only:
+        return []  # tau's agents had no tag tool: no classification of theirs to grade, and none left unsettled
     verdicts = []
     for fname in fields:
         want = ctx.case.truth[fname]
