@@ -69,7 +69,11 @@ def _pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:  # a killed process its parent has not reaped yet still answers os.kill: it is a zombie, not a player
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+    except OSError:
+        return True  # no /proc (macOS): the heartbeat's age decides
 
 
 _HELD: set[int] = set()  # owner ids this process registered and has not released
