@@ -78,6 +78,23 @@ QPushButton#tourNext:hover { background: #6d28d9; }
 QPushButton#tourSkip { border: none; color: #64748b; padding-left: 0; }
 """
 WELCOME = "Welcome to SAGE Desk. It opened on sample runs made offline, so every screen has something to show."
+WELCOME_OWN = "Welcome to SAGE Desk. It opened on your own runs (sage-desk --db sample opens the sample runs made offline)."
+
+
+def opened_on_sample(window) -> bool:
+    """Whether the window's screens show the shipped sample runs (the tour said so even on a person's own runs)."""
+    from sage_desk.core.locations import user_data_dir
+    from sage_desk.core.store.engine import DB_FILENAME
+
+    workspace = getattr(window, "workspace", None)
+    if workspace is None:
+        return True
+    if workspace.is_open:
+        database = str(getattr(workspace.store().url, "database", "") or "")
+        return database.endswith(("sample-runs.db", "sample.db"))
+    if workspace.db_url:
+        return workspace.db_url.strip() == "sample" or workspace.db_url.endswith("sample.db")
+    return not (user_data_dir() / DB_FILENAME).is_file()  # no database of one's own yet: the screens open the samples
 
 
 class TourCard(QWidget):
@@ -103,7 +120,7 @@ class TourCard(QWidget):
     def _build(self) -> None:
         self.counter = QLabel()
         self.heading = QLabel()
-        self.welcome = QLabel(WELCOME, wordWrap=True)
+        self.welcome = QLabel(WELCOME if opened_on_sample(self.window_) else WELCOME_OWN, wordWrap=True)
         self.body = QLabel(wordWrap=True)
         self.skip_button = QPushButton("Skip tour")
         self.back_button = QPushButton("Back")

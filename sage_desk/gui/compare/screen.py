@@ -9,6 +9,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, QThread, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -141,6 +142,19 @@ class CompareRunsScreen(StoreScreen, QWidget):
         layout.addWidget(split, 1)
 
     # --- runs -------------------------------------------------------------------------------
+
+    def toolbar_actions(self) -> list[QAction | None]:
+        """Refresh and Compare on the main window's toolbar: every screen has one, so the navigation never jumps
+        (without it the toolbar hid here and everything below moved up 40 px)."""
+        if not hasattr(self, "_toolbar"):
+            refresh = QAction("Refresh Runs", self)
+            refresh.setShortcut(QKeySequence.StandardKey.Refresh)
+            refresh.triggered.connect(self.refresh)
+            compare = QAction("Compare", self)
+            compare.setToolTip("Compare the run before with the run after")
+            compare.triggered.connect(self.compare)
+            self._toolbar: list[QAction | None] = [refresh, None, compare]
+        return self._toolbar
 
     def refresh(self) -> None:
         """Read the list of runs again; before = the second latest, after = the latest, unless picked."""

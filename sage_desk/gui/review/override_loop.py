@@ -254,4 +254,5 @@ class OverrideLoop(_Base):
 
     def _on_reviewer_named(self, name: str) -> None:
         self.override.author.setText(name)
+        self.queue_bar.say("")  # a message about the old name ("… is not a reviewer") no longer holds
         self.queue.update_progress()

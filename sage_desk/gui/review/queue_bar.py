@@ -53,6 +53,8 @@ class QueueBar(QWidget):
         self.meter.setFixedSize(120, 8)
         self.note = QLabel("")
         self.note.setObjectName("queueNote")
+        # always rich text: a plain message, escaped, showed its entities ("&#x27;lead&#x27; is not a reviewer")
+        self.note.setTextFormat(Qt.TextFormat.RichText)
         self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.next_button = QPushButton("Next item  N")
         self.next_button.setToolTip("Your next item of the queue: one you have not labelled or skipped that still needs reviews (N)")
