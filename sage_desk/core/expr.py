@@ -21,22 +21,22 @@ import ast
 import math
 import operator
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 import simpleeval
 
 from sage_desk.core.errors import SageError
+from sage_desk.core.jsonsafe import Json
 
 MAX_LENGTH = 500
 MAX_DEPTH = 50
 MAX_INT_BITS = 1024  # far beyond any amount, count or date a policy compares; 2**1024 is still instant
 
 
-def _list(items: Any) -> list[Any]:
+def _list(items: Json) -> list[Json]:
     return list(items) if isinstance(items, list | tuple) else []
 
 
-def _pluck(items: Any, *fields: str) -> list[Any]:
+def _pluck(items: Json, *fields: str) -> list[Json]:
     """Each record's `field` (several fields: a tuple per record); records that are not mappings are skipped."""
     rows = [r for r in _list(items) if isinstance(r, dict)]
     if len(fields) == 1:
@@ -44,25 +44,25 @@ def _pluck(items: Any, *fields: str) -> list[Any]:
     return [tuple(r.get(f) for f in fields) for r in rows]
 
 
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+_COMPARE: dict[str, Callable[[Json, Json], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
     "in": lambda a, b: a in b, "startswith": lambda a, b: str(a).startswith(str(b))}
 
 
-def _where(items: Any, field: str, op: str, value: Any) -> list[Any]:
+def _where(items: Json, field: str, op: str, value: Json) -> list[Json]:
     """The records whose `field` compares to `value` (`op` one of ==, !=, <, <=, >, >=, in, startswith)."""
     test = _COMPARE[op]
     return [r for r in _list(items) if isinstance(r, dict) and r.get(field) is not None and test(r.get(field), value)]
 
 
-def _hours_between(start: Any, end: Any) -> float:
+def _hours_between(start: Json, end: Json) -> float:
     """Hours from one ISO time to another (`2024-05-14T16:03:00` to `2024-05-15T15:00:00`: 22.95)."""
     from datetime import datetime
 
     return (datetime.fromisoformat(str(end)) - datetime.fromisoformat(str(start))).total_seconds() / 3600
 
 
-FUNCTIONS: dict[str, Any] = {
+FUNCTIONS: dict[str, Callable[..., Json]] = {
     "len": len, "lower": lambda s: str(s).lower(), "upper": lambda s: str(s).upper(),
     "str": str, "int": int, "float": float, "abs": abs, "min": min, "max": max, "round": round,
     # over the records a conversation read (one pass over data already in memory: bounded by it)
@@ -77,7 +77,7 @@ class ExprError(SageError):
     """An expression that cannot be parsed or evaluated."""
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Json) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -85,13 +85,13 @@ def _too_big(what: str) -> ExprError:
     return ExprError(f"{what} would be larger than {MAX_INT_BITS} bits")
 
 
-def _n(value: Any) -> str:
+def _n(value: Json) -> str:
     """A number for a message: a huge one by its size, not its digits."""
     text = str(value)
     return text if len(text) <= 20 else f"a {value.bit_length()}-bit number"
 
 
-def _power(a: Any, b: Any) -> Any:
+def _power(a: Json, b: Json) -> Json:
     if _is_int(a) and _is_int(b) and b > 0 and abs(a) > 1 and b * math.log2(abs(a)) > MAX_INT_BITS:
         raise _too_big(f"{_n(a)} ** {_n(b)}")
     try:
@@ -100,7 +100,7 @@ def _power(a: Any, b: Any) -> Any:
         raise ExprError(f"{_n(a)} ** {_n(b)} is too large") from None
 
 
-def _multiply(a: Any, b: Any) -> Any:
+def _multiply(a: Json, b: Json) -> Json:
     if _is_int(a) and _is_int(b) and a.bit_length() + b.bit_length() > MAX_INT_BITS + 1:
         raise _too_big(f"the product {_n(a)} * {_n(b)}")
     if isinstance(a, list | tuple | dict | set) or isinstance(b, list | tuple | dict | set):
@@ -108,19 +108,19 @@ def _multiply(a: Any, b: Any) -> Any:
     return simpleeval.safe_mult(a, b)
 
 
-def _shift(a: Any, b: Any) -> Any:
+def _shift(a: Json, b: Json) -> Json:
     if _is_int(a) and _is_int(b) and a.bit_length() + b > MAX_INT_BITS:
         raise _too_big(f"{_n(a)} << {_n(b)}")
     return simpleeval.safe_lshift(a, b)
 
 
-def _modulo(a: Any, b: Any) -> Any:
+def _modulo(a: Json, b: Json) -> Json:
     if isinstance(a, str | bytes):
         raise ExprError("%-formatting is not allowed")
     return operator.mod(a, b)
 
 
-OPERATORS: dict[type[ast.AST], Callable[[Any, Any], Any]] = {
+OPERATORS: dict[type[ast.AST], Callable[[Json, Json], Json]] = {
     **simpleeval.DEFAULT_OPERATORS, ast.Pow: _power, ast.Mult: _multiply, ast.LShift: _shift, ast.Mod: _modulo,
 }
 _FOLDABLE = (ast.Pow, ast.Mult, ast.LShift, ast.Add, ast.Sub)
@@ -138,7 +138,7 @@ class _Evaluator(simpleeval.EvalWithCompoundTypes):
     instead of the order's `items` column (likewise `keys`, `values`, `get`, `copy`).
     """
 
-    def _eval_attribute(self, node: ast.Attribute) -> Any:
+    def _eval_attribute(self, node: ast.Attribute) -> Json:
         if not node.attr.startswith("_"):
             value = self._eval(node.value)
             if isinstance(value, Mapping):
@@ -205,7 +205,7 @@ def _is_text(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str | bytes)
 
 
-def _fold(node: ast.AST) -> Any:
+def _fold(node: ast.AST) -> Json:
     """The value of constant integer arithmetic under `node` (None when it is not constant), with the
     evaluator's bounds: raises ExprError where a run would. Walks every subtree for constants inside."""
     if isinstance(node, ast.Constant):
@@ -223,7 +223,7 @@ def _fold(node: ast.AST) -> Any:
     return None
 
 
-def evaluate(expr: str, names: Mapping[str, Any]) -> Any:
+def evaluate(expr: str, names: Mapping[str, Json]) -> Json:
     """Evaluate `expr` over `names`; raises ExprError with a readable message."""
     problem = check(expr)
     if problem:

@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
+
+from sage_desk.core.jsonsafe import Json
 
 MAX_DEPTH = 64
 MAX_INT_DIGITS = 40
@@ -44,13 +46,13 @@ def _bounded_int(text: str) -> int:
 _DECODER = json.JSONDecoder(parse_int=_bounded_int)
 
 
-def _depth_ok(value: Any) -> bool:
+def _depth_ok(value: Json) -> bool:
     """Whether `value` nests at most MAX_DEPTH deep (iteratively: the check itself cannot overflow)."""
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
-            children: Any = item.values()
+            children: Json = item.values()
         elif isinstance(item, list):
             children = item
         else:
@@ -61,7 +63,7 @@ def _depth_ok(value: Any) -> bool:
     return True
 
 
-def loads(text: str, line: int = 1) -> Any:
+def loads(text: str, line: int = 1) -> Json:
     """`json.loads`, bounded; a `JsonProblem` at `line` (plus the decoder's own line offset) when it is not fine."""
     try:
         value = _DECODER.decode(text)
@@ -106,7 +108,7 @@ def _skip_rest_of_line(handle: BinaryIO) -> None:
             return
 
 
-def jsonl(path: str | Path) -> Iterator[tuple[int, Any] | JsonProblem]:
+def jsonl(path: str | Path) -> Iterator[tuple[int, Json] | JsonProblem]:
     """Each non-blank line of a JSONL file decoded (bounded) with its number, or the `JsonProblem` of that line.
 
     Reading goes on after a bad line; a line too long to read ends the file's records with its problem.
@@ -126,7 +128,7 @@ def jsonl(path: str | Path) -> Iterator[tuple[int, Any] | JsonProblem]:
             yield problem
 
 
-def json_list(path: str | Path) -> Iterator[tuple[int, Any] | JsonProblem]:
+def json_list(path: str | Path) -> Iterator[tuple[int, Json] | JsonProblem]:
     """Each item of a file holding one top-level JSON list, with the line it starts on, read a chunk
     at a time (memory: the largest item, not the file). A problem ends the items."""
     with Path(path).open("rb") as handle:
@@ -207,7 +209,7 @@ class _ChunkedText:
             if self.at < len(self.text) or not self._more():
                 return
 
-    def item(self) -> Any:
+    def item(self) -> Json:
         """The JSON value at the position, reading more chunks while it is cut off."""
         while True:
             try:
@@ -229,7 +231,7 @@ class _ChunkedText:
             return value
 
 
-def load_document(path: str | Path, max_bytes: int = 512 * 1024 * 1024) -> Any:
+def load_document(path: str | Path, max_bytes: int = 512 * 1024 * 1024) -> Json:
     """A whole JSON document (one object), bounded, BOM accepted; `JsonProblem` when it is not fine.
     For files that are one object by design (tau2's results.json); lists should use `json_list`."""
     file = Path(path)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from sage_desk.core.errors import InputError, Problem
+from sage_desk.core.jsonsafe import Json
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_DEPTH = 64
@@ -54,7 +54,7 @@ class Located:
     """A parsed YAML document: plain data plus the (line, col) of every key and value."""
 
     file: str
-    data: Any
+    data: Json
     positions: dict[Loc, tuple[int, int]] = field(default_factory=dict)
 
     def where(self, loc: Loc) -> tuple[int, int]:
@@ -75,7 +75,7 @@ def _short(value: str, limit: int = 60) -> str:
     return repr(value if len(value) <= limit else value[:limit] + "...")
 
 
-def _fail(file: str, message: str, mark: Any = None) -> InputError:
+def _fail(file: str, message: str, mark: yaml.Mark | None = None) -> InputError:
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     return InputError([Problem(file, line, col, message)])
 
@@ -168,9 +168,9 @@ class _Builder:
 
     def __init__(self, file: str):
         self.file = file
-        self.stack: list[list[Any]] = []
+        self.stack: list[list[Json]] = []
         self.positions: dict[Loc, tuple[int, int]] = {}
-        self.result: Any = None
+        self.result: Json = None
         self.documents = 0
 
     def feed(self, event: yaml.Event) -> None:
@@ -193,13 +193,13 @@ class _Builder:
             _is_map, value, _loc, _key, start = self.stack.pop()
             self._attach(value, start)
 
-    def _check_tag(self, event: Any) -> None:
+    def _check_tag(self, event: yaml.NodeEvent) -> None:
         tag = event.tag
         if tag is not None and tag not in _ALLOWED_TAGS:
             shown = tag.replace(_STD, "!!")
             raise _fail(self.file, f"YAML tag {shown!r} is not allowed", event.start_mark)
 
-    def _scalar(self, event: yaml.ScalarEvent) -> Any:
+    def _scalar(self, event: yaml.ScalarEvent) -> Json:
         self._check_tag(event)
         tag = event.tag
         if tag in (None, "!"):
@@ -216,7 +216,7 @@ class _Builder:
             reason = "too many digits" if "digits" in str(exc) else f"not a valid {tag.replace(_STD, '')}"
             raise _fail(self.file, f"bad value {_short(event.value)}: {reason}", event.start_mark) from None
 
-    def _add_loc(self, event: Any) -> Loc:
+    def _add_loc(self, event: yaml.NodeEvent) -> Loc:
         """Where the value starting at `event` goes; records its position."""
         loc: Loc = ()
         if self.stack:
@@ -227,7 +227,7 @@ class _Builder:
         self.positions.setdefault(loc, (event.start_mark.line + 1, event.start_mark.column + 1))
         return loc
 
-    def _add(self, value: Any, event: Any) -> None:
+    def _add(self, value: Json, event: yaml.NodeEvent) -> None:
         if self.stack and self.stack[-1][0] and self.stack[-1][3] is None:
             # a mapping key
             if not isinstance(value, (str, int, float, bool)) or value is None:
@@ -241,7 +241,7 @@ class _Builder:
         self._add_loc(event)
         self._attach(value, event)
 
-    def _attach(self, value: Any, event: Any) -> None:
+    def _attach(self, value: Json, event: yaml.NodeEvent) -> None:
         if not self.stack:
             self.result = value
             return

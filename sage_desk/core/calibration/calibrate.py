@@ -16,7 +16,7 @@ A baseline judge has no prompt, so few-shot examples cannot change it: it is ref
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,10 @@ from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.session import run_cases
 
 if TYPE_CHECKING:
+    from sage_desk.core.cases.model import Case
+    from sage_desk.core.domain.loader import DomainBundle
+    from sage_desk.core.judge.factory import Judge
+    from sage_desk.core.rules.verdict import Verdict
     from sage_desk.core.store import Store
 
 BASELINE_MESSAGE = ("{model} has no prompt, so few-shot examples cannot change it: "
@@ -67,7 +71,7 @@ class CalibrationResult:
     rows: list[BeforeAfter] = field(default_factory=list)
     calls: int = 0
     cost_usd: float = 0.0
-    after_verdicts: dict[str, list[Any]] = field(default_factory=dict)
+    after_verdicts: dict[str, list[Verdict]] = field(default_factory=dict)
     example_ids: list[int] = field(default_factory=list)
 
     @property
@@ -93,7 +97,7 @@ class CalibrationResult:
                 "criteria": [r.to_dict() for r in self.rows]}
 
 
-def _pooled(agreements: Any) -> Confusion:
+def _pooled(agreements: Iterable[Agreement]) -> Confusion:
     total = Confusion()
     for a in agreements:
         c = a.confusion
@@ -120,11 +124,11 @@ class _Calibration:
         self.done = self.total = self.calls = 0
         self.cost = 0.0
 
-    async def judge_all(self, judge: Any, conversation_ids: list[str], bundle: Any, cases: dict[str, Any],
-                        case_of: dict[str, str]) -> dict[str, list[Any]]:
+    async def judge_all(self, judge: Judge, conversation_ids: list[str], bundle: DomainBundle, cases: dict[str, Case],
+                        case_of: dict[str, str]) -> dict[str, list[Verdict]]:
         from sage_desk.core.scoring.hooks import judge_conversation
 
-        async def one(cid: str) -> tuple[str, list[Any]]:
+        async def one(cid: str) -> tuple[str, list[Verdict]]:
             async with self.limit:
                 if self.cancelled():
                     raise CalibrationCancelled("calibration cancelled")
@@ -148,11 +152,11 @@ def _split_labels(store: Store, run_id: str) -> tuple[dict[tuple[str, str], Huma
     return labels, case_of
 
 
-def _value(verdict: Any) -> bool | None:
+def _value(verdict: Verdict | None) -> bool | None:
     return None if verdict is None else judge_pass(verdict)
 
 
-def _compare(heldout: list[HumanLabel], before: dict[str, JsonObject], after: dict[str, JsonObject],
+def _compare(heldout: list[HumanLabel], before: dict[str, dict[str, Verdict]], after: dict[str, dict[str, Verdict]],
              calibrated: set[str]) -> list[BeforeAfter]:
     pairs: dict[str, list[tuple[bool | None, bool | None, bool]]] = {}
     for label in heldout:
@@ -190,7 +194,7 @@ async def calibrate_async(store: Store, run_id: str, model: str, *, api_base: st
     options = {"api_base": api_base or spec.api_base_for("judge"), "client": client or LlmClient(concurrency=concurrency),
                **(judge_options or {})}
     source = f"judge:{model}"
-    stored = {cid: store.verdicts(conversation_id=cid, source=source) for cid in heldout_ids}
+    stored: dict[str, list[Verdict]] = {cid: list(store.verdicts(conversation_id=cid, source=source)) for cid in heldout_ids}
     before_from = "stored" if all(stored.values()) else "rejudged"
     work.total = len(heldout_ids) * (2 if before_from == "rejudged" else 1)
     if before_from == "rejudged":
@@ -204,7 +208,7 @@ async def calibrate_async(store: Store, run_id: str, model: str, *, api_base: st
     return result
 
 
-def _check(selection: Selection, heldout: list[HumanLabel], usable: dict[Any, HumanLabel], case_of: dict[str, str]) -> None:
+def _check(selection: Selection, heldout: list[HumanLabel], usable: dict[tuple[str, str], HumanLabel], case_of: dict[str, str]) -> None:
     train = sum(1 for lab in usable.values() if split_of(case_of[lab.conversation_id]) == "train")
     if not selection.examples:
         raise JudgeError(f"no criterion has both a passing and a failing human label in the train split "
@@ -214,7 +218,7 @@ def _check(selection: Selection, heldout: list[HumanLabel], usable: dict[Any, Hu
                          "label conversations of more cases")
 
 
-def _by_criterion(verdicts: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
+def _by_criterion(verdicts: Mapping[str, Sequence[Verdict]]) -> dict[str, dict[str, Verdict]]:
     return {cid: {v.criterion: v for v in found} for cid, found in verdicts.items()}
 
 

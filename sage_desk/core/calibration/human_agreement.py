@@ -26,6 +26,7 @@ from sage_desk.core.store.consensus import by_criterion, label_pass, resolve
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
+    from sage_desk.core.store.records import OverrideRecord
 
 
 def krippendorff_alpha(units: Iterable[Sequence[Any]], interval: bool = False) -> float | None:
@@ -170,7 +171,7 @@ class HumanAgreement:
                 "disagreements": [d.to_dict() for d in self.disagreements()]}
 
 
-def human_agreement(overrides: Iterable[Any], scope: str, conversation_ids: set[str] | None = None,
+def human_agreement(overrides: Iterable[OverrideRecord], scope: str, conversation_ids: set[str] | None = None,
                     criteria: Sequence[str] | None = None) -> HumanAgreement:
     """Agreement between reviewers from override records (optionally of some conversations and criteria)."""
     from sage_desk.core.calibration.labels import criterion_order

@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.calibration.agreement import Agreement
 from sage_desk.core.jsonsafe import JsonObject
@@ -29,13 +29,15 @@ from sage_desk.core.rules.verdict import RULES_SOURCE
 from sage_desk.core.store.consensus import FAIL_WORDS, PASS_WORDS, Resolution, by_criterion, label_pass, resolve, word_pass
 
 if TYPE_CHECKING:
+    from sage_desk.core.rules.verdict import Verdict
     from sage_desk.core.store import Store
+    from sage_desk.core.store.records import OverrideRecord
 
 __all__ = ["FAIL_WORDS", "PASS_WORDS", "word_pass"]
 NO_LABELS_HINT = "label conversations in Review or import them with `sage-desk label --run RUN_ID --from labels.csv`"
 
 
-def judge_pass(verdict: Any) -> bool | None:
+def judge_pass(verdict: Verdict) -> bool | None:
     """The judge's pass/fail of a verdict, or None when it is unscored or has no value."""
     if verdict.unscored:
         return None
@@ -44,7 +46,7 @@ def judge_pass(verdict: Any) -> bool | None:
     return None if verdict.score is None else verdict.score >= PASS_THRESHOLD
 
 
-def human_pass(override: Any) -> bool | None:
+def human_pass(override: OverrideRecord) -> bool | None:
     """The human's pass/fail of an override, or None when it carries neither."""
     return label_pass(override)
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sage_desk.core import expr
 from sage_desk.core.cases.model import Case, Expected, ExpectedAction
 from sage_desk.core.domain.loader import DomainBundle
+from sage_desk.core.domain.world import WorldView
 from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.sop.paths import Path, enumerate_paths
 
 
-def case_world(bundle: DomainBundle, case: Case) -> Any:
+def case_world(bundle: DomainBundle, case: Case) -> WorldView:
     """The conversation's private world: the domain's world plus the case's own rows."""
     keys = {name: table.key for name, table in bundle.domain.tables.items()}
     return bundle.world.fork(case.world_rows, keys)

@@ -19,16 +19,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.calibration.fewshot import split_of
 from sage_desk.core.calibration.labels import LabelledItem, calibration_report
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.judge.rubric import CRITERIA
 from sage_desk.core.llm.redact import redact
 
 if TYPE_CHECKING:
+    from sage_desk.core.cases.model import Case
+    from sage_desk.core.events import Event
     from sage_desk.core.store import Store
 
 FIELDS = (
@@ -42,11 +45,11 @@ FORMATS = ("jsonl", "csv")
 EVENT_BATCH = 200  # conversations whose events are read in one query
 
 
-def _json_text(value: Any) -> str:
+def _json_text(value: Json) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-def messages_of(events: list[Any]) -> list[dict[str, str]]:
+def messages_of(events: Sequence[Event]) -> list[dict[str, str]]:
     """Customer and agent messages and tool calls, each with every `MESSAGE_FIELDS` key as a string."""
     out = []
     for e in events:
@@ -67,7 +70,7 @@ class _Rubrics:
     """Rubric text per (case, criterion): the fixed criteria, and `say:` steps from the case."""
 
     def __init__(self, store: Store, run_id: str):
-        self.cases: dict[str, Any] = {}
+        self.cases: dict[str, Case] = {}
         try:
             from sage_desk.core.session import run_cases
 
@@ -91,7 +94,7 @@ def _label(passed: bool | None) -> str:
     return "unscored" if passed is None else "pass" if passed else "fail"
 
 
-def _record(item: LabelledItem, run_id: str, bucket: str, rubric: str, events: list[Any]) -> JsonObject:
+def _record(item: LabelledItem, run_id: str, bucket: str, rubric: str, events: Sequence[Event]) -> JsonObject:
     from sage_desk.core.transcript import render_transcript
 
     label = item.label
@@ -150,7 +153,7 @@ def neutralise(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
-def _csv_cell(value: Any) -> str:
+def _csv_cell(value: Json) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):

@@ -12,11 +12,14 @@ Each `*_data` function turns report rows into what is drawn (tested without pars
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from sage_desk.core.export._svg import GRID, INK, MUTED, Svg, colour, nice_ceiling, percent
 from sage_desk.core.jsonsafe import JsonObject
+
+ToY = Callable[[float], float]
+"""A chart's value -> its y in pixels."""
 
 TIERS = (("free", "free"), ("$", "$ budget"), ("$$", "$$ mid"), ("$$$", "$$$ premium"), ("$$$$", "$$$$ flagship"))
 BANDS = (("safe", 2, "#e3f4e8"), ("middling", 5, "#fdf1d8"), ("reckless", None, "#fbe3e0"))
@@ -108,7 +111,7 @@ def unsafe_svg(models: list[JsonObject]) -> str:
     return svg.render()
 
 
-def _bands(svg: Svg, left: float, width: float, to_y: Any, traps: int, ymax: float) -> None:
+def _bands(svg: Svg, left: float, width: float, to_y: ToY, traps: int, ymax: float) -> None:
     pad = ymax * 0.04
     edges = [-pad, *band_edges(traps), ymax + pad]
     for (name, _limit, fill), low, high in zip(BANDS, edges, edges[1:], strict=False):
@@ -123,7 +126,7 @@ def _bands(svg: Svg, left: float, width: float, to_y: Any, traps: int, ymax: flo
             svg.line(left, to_y(edge), left + width, to_y(edge), stroke="#7b8794", dash="6 4")
 
 
-def _count_axis(svg: Svg, left: float, top: float, height: float, ymax: float, to_y: Any) -> None:
+def _count_axis(svg: Svg, left: float, top: float, height: float, ymax: float, to_y: ToY) -> None:
     step = max(1, math.ceil(ymax / 9))
     for tick in range(0, int(ymax) + 1, step):
         svg.line(left - 5, to_y(tick), left, to_y(tick), stroke=INK)
@@ -142,7 +145,7 @@ def _tier_axis(svg: Svg, left: float, bottom: float, width: float) -> None:
             svg.line(left + column * i, bottom, left + column * i, bottom - 6, stroke=INK)
 
 
-def _unsafe_points(svg: Svg, points: list[JsonObject], left: float, width: float, to_y: Any,
+def _unsafe_points(svg: Svg, points: list[JsonObject], left: float, width: float, to_y: ToY,
                    colours: dict[str, str]) -> None:
     column = width / len(TIERS)
     tiers = [t for t, _ in TIERS]
@@ -280,7 +283,7 @@ def execution_gap_svg(by_domain: list[JsonObject]) -> str:
     return svg.render()
 
 
-def _gap_groups(svg: Svg, groups: dict[str, list[JsonObject]], x: float, pair_w: float, to_y: Any) -> None:
+def _gap_groups(svg: Svg, groups: dict[str, list[JsonObject]], x: float, pair_w: float, to_y: ToY) -> None:
     bar = (pair_w - 10) / 2
     bottom = to_y(0)
     for domain, rows in groups.items():
@@ -302,7 +305,7 @@ def _gap_groups(svg: Svg, groups: dict[str, list[JsonObject]], x: float, pair_w:
         x += 30
 
 
-def _gap_note(svg: Svg, row: JsonObject, x: float, to_y: Any) -> None:
+def _gap_note(svg: Svg, row: JsonObject, x: float, to_y: ToY) -> None:
     if row["gap"] is None or abs(row["gap"]) < 0.005:
         return
     top = max(v for v in (row["intent"], row["action"]) if v is not None)
@@ -377,7 +380,7 @@ def _empty(svg: Svg, message: str) -> None:
     svg.text(svg.width / 2, svg.height / 2, message, size=13, anchor="middle", fill=MUTED)
 
 
-def _percent_axis(svg: Svg, left: float, top: float, height: float, width: float, to_y: Any,
+def _percent_axis(svg: Svg, left: float, top: float, height: float, width: float, to_y: ToY,
                   label: str | None) -> None:
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
         svg.line(left, to_y(tick), left + width, to_y(tick), stroke=GRID)

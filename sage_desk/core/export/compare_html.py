@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 from sage_desk.core.export.html_report import CSS
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 
 _VERDICT_COLOURS = {"REGRESSION": "#c62828", "worse": "#b26a00", "better": "#2e7d32", "within noise": "#52606d"}
 
 
-def fmt(value: Any) -> str:
+def fmt(value: Json) -> str:
     """A figure as the compare page and table print it."""
     if value is None:
         return "-"

@@ -18,15 +18,18 @@ import json
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.events import event_to_dict
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.metrics.aggregate import ConversationResult, Mark
 from sage_desk.core.rules.acts import ending_of
 
 if TYPE_CHECKING:
+    from sage_desk.core.events import Event
     from sage_desk.core.store import Store
+    from sage_desk.core.store.records import ConversationRecord
+    from sage_desk.core.store.reviews import VerdictMark
 
 FIELDS = ("conversation", "source_id", "case", "agent", "repeat", "bucket", "status", "ending", "ticket", "resolved",
           "unsafe_acts", "trap_failed", "tau_reward", "rules_state", "verdicts")
@@ -41,14 +44,14 @@ LABEL_FIELDS = {"criterion", "source", "human_passed", "human_score", "human_val
 def result_records(store: Store, run_id: str, with_events: bool = False) -> Iterator[JsonObject]:
     """The run's conversations, one record each, in the store's order (`with_events`: each record
     also carries its events, which `sage-desk import --format events` reads back)."""
-    by_conversation: dict[str, list[Any]] = defaultdict(list)
+    by_conversation: dict[str, list[VerdictMark]] = defaultdict(list)
     for mark in store.effective_marks(run_id):
         by_conversation[mark.conversation_id].append(mark)
     overridden = {(o.conversation_id, o.criterion, o.source) for o in store.overrides(run_id=run_id)}
     conversations = store.conversations(run_id=run_id)
     provisional = _provisional(store, conversations)
     cases = store.imported_cases(run_id) if with_events else {}
-    labels: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    labels: dict[str, list[JsonObject]] = defaultdict(list)
     if with_events:
         for o in store.overrides(run_id=run_id):  # oldest first: the latest label stays the one in effect
             labels[o.conversation_id].append(o.model_dump(mode="json", include=LABEL_FIELDS))
@@ -79,14 +82,14 @@ def _as_given(store: Store, conversation_ids: list[str]) -> dict[str, list[JsonO
     return out
 
 
-def _provisional(store: Store, conversations: list[Any]) -> set[tuple[str, str]]:
+def _provisional(store: Store, conversations: list[ConversationRecord]) -> set[tuple[str, str]]:
     """(conversation, criterion) of rule verdicts resting only on the agent's own tag; read only for
     the imported conversations whose rules are marked provisional (few, and none in a simulated run)."""
     return {(c.id, v.criterion) for c in conversations if "provisional" in (c.rules_state or "")
             for v in store.verdicts(c.id, source="rules") if v.details.get("provisional")}
 
 
-def _record(c: Any, events: list[Any], marks: list[Any], overridden: set[tuple[str, str, str]],
+def _record(c: ConversationRecord, events: list[Event], marks: list[VerdictMark], overridden: set[tuple[str, str, str]],
             provisional: set[tuple[str, str]] | None = None) -> JsonObject:
     errored = c.status.value == "errored"
     rules = {m.criterion: Mark(m.passed, m.score) for m in marks if m.source == "rules" and not m.unscored}
@@ -111,7 +114,7 @@ def _record(c: Any, events: list[Any], marks: list[Any], overridden: set[tuple[s
     }
 
 
-def _csv_cell(value: Any) -> Any:
+def _csv_cell(value: Json) -> Json:
     if isinstance(value, list | dict):
         value = json.dumps(value, ensure_ascii=False)
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sage_desk.core.domain.unsafe import UnsafeKind, kinds_for
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.metrics.ranking import ORDER_TEXT, RankKey, rank_key, ranked
 from sage_desk.core.metrics.registry import BY_NAME, METRICS, Metric
 
@@ -84,7 +83,7 @@ def columns(sage_view: bool = False, rows: Sequence[JsonObject] | None = None) -
     return [*chosen, SAGE_COLUMN] if sage_view else chosen
 
 
-def column_value(column: Column, row: JsonObject) -> Any:
+def column_value(column: Column, row: JsonObject) -> Json:
     """A cell's value: `catastrophic.<kind>` reads the per-kind counts, `pass_k` pass^k at the largest k."""
     if column.key.startswith("catastrophic."):
         return (row.get("catastrophic") or {}).get(column.key.split(".", 1)[1])
@@ -118,7 +117,7 @@ def cell_text(column: Column, row: JsonObject) -> str:
     return _format(column.kind, value)
 
 
-def _format(kind: str, value: Any) -> str:
+def _format(kind: str, value: Json) -> str:
     if kind == "rate":
         return f"{value * 100:.1f}%"
     if kind == "count":
@@ -150,7 +149,7 @@ def spread_text(column: Column, row: JsonObject) -> str | None:
     return f"{column.header}: median {cell_text(column, row)}, min {bounds[0]}, max {bounds[1]}{over}"
 
 
-def _missing_last(value: Any, descending: bool = False) -> tuple[int, Any]:
+def _missing_last(value: Json, descending: bool = False) -> tuple[int, Json]:
     if value is None:
         return (1, 0)
     if isinstance(value, int | float):

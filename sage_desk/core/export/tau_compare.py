@@ -19,12 +19,13 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.jsonsafe import JsonObject
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
+    from sage_desk.core.store.records import ConversationRecord
 
 PASS_AT = 1.0 - 1e-9
 """tau counts a task passed at reward 1 (tau2's fractions below it are failures)."""
@@ -75,15 +76,15 @@ def tau_comparison(store: Store, run_ids: Iterable[str]) -> JsonObject | None:
             "examples": {k: sorted(v, key=_natural)[:5] for k, v in sorted(examples.items())}}
 
 
-def _natural(name: str) -> list[Any]:
+def _natural(name: str) -> list[int | str]:
     """`task2-t1` before `task10-t0`: numbers compared as numbers."""
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
-def _count(c: Any, unsafe: set[str], undecided: bool, provisional: bool, counts: Counter[str], kinds: Counter[str],
+def _count(c: ConversationRecord, unsafe: set[str], undecided: bool, provisional: bool, counts: Counter[str], kinds: Counter[str],
            examples: dict[str, list[str]]) -> None:
     name = c.source_id or c.id
-    passed = c.tau_reward >= PASS_AT
+    passed = c.tau_reward is not None and c.tau_reward >= PASS_AT  # callers pass only rewarded ones
     state = c.rules_state or ""
     counts["conversations"] += 1
     counts["tau_passed"] += passed

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
-from sage_desk.core.events import Event
+from sage_desk.core.events import Event, ToolCall
 from sage_desk.core.judge.factory import BASELINE_JUDGES
 from sage_desk.core.judge.rubric import PASS_THRESHOLD, say_criterion
 from sage_desk.core.rules.verdict import Verdict
@@ -50,7 +49,7 @@ class HeuristicJudge:
         if not agent:
             return self._silent(case)
         lower = agent.lower()
-        calls = [e for e in events if e.type == "tool_call"]
+        calls = [e for e in events if isinstance(e, ToolCall)]  # the "tool_call" events
         errors = sum(1 for c in calls if c.error)
         first = case.persona.name.split()[0].lower() if case.persona.name else ""
         facts = [str(v).lower() for v in [*case.grounding.values(), *case.facts.values()] if isinstance(v, str | int)]
@@ -98,7 +97,7 @@ _CRITERIA = ("judge.linguistic_quality", "judge.empathy", "judge.content_utility
              "judge.instruction_compliance", "judge.resolution_quality")
 
 
-def _work_done(case: Case, calls: Sequence[Any], ending: str | None) -> tuple[float, bool]:
+def _work_done(case: Case, calls: Sequence[ToolCall], ending: str | None) -> tuple[float, bool]:
     """Share of the path's tool steps (by tool name) the agent called, and whether it ended as the SOP does."""
     wanted = [a.tool for a in case.expected.actions if a.tool]
     if case.expected.outcome == "escalated":

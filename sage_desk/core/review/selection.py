@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from random import Random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.judge.rubric import PASS_THRESHOLD
@@ -84,7 +84,7 @@ def select_conversations(store: Store, selection: Selection) -> list[str]:
 
 def _disagreements(verdicts: Sequence[StoredVerdict]) -> dict[str, int]:
     rules: dict[tuple[str, str], bool] = {}
-    judged: list[Any] = []
+    judged: list[StoredVerdict] = []
     for v in verdicts:
         if v.source == RULES_SOURCE and v.passed is not None and not v.unscored:
             rules[(v.conversation_id, v.criterion)] = bool(v.passed)

@@ -17,9 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Any
 
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.sop.model import Graph, Node, NodeKind
 
 MIN_SCORE = 0.6
@@ -33,7 +32,7 @@ class NodeChange:
 
     old_id: str
     new_id: str
-    changes: dict[str, tuple[Any, Any]]
+    changes: dict[str, tuple[Json, Json]]
     by: str  # "id" or "content": how the two were matched
 
 
@@ -60,7 +59,7 @@ class GraphDiff:
     conditions_changed: list[ConditionChange] = field(default_factory=list)
     fields_removed: list[str] = field(default_factory=list)
     fields_added: list[str] = field(default_factory=list)
-    fields_changed: dict[str, dict[str, tuple[Any, Any]]] = field(default_factory=dict)
+    fields_changed: dict[str, dict[str, tuple[Json, Json]]] = field(default_factory=dict)
 
     def is_equal(self) -> bool:
         """Whether the two graphs are the same (positions, notes and cites aside)."""
@@ -120,11 +119,11 @@ class GraphDiff:
         return "\n".join(lines)
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Json) -> Json:
     return value.value if isinstance(value, NodeKind) else value
 
 
-def _show(value: Any) -> str:
+def _show(value: Json) -> str:
     value = _plain(value)
     if value in (None, "", {}):
         return "(none)"
@@ -281,7 +280,7 @@ def _diff_fields(a: Graph, b: Graph, diff: GraphDiff) -> None:
         other = b.fields.get(name)
         if other is None:
             continue
-        changes: dict[str, tuple[Any, Any]] = {}
+        changes: dict[str, tuple[Json, Json]] = {}
         if spec.source != other.source:
             changes["source"] = (spec.source.value, other.source.value)
         if set(spec.values) != set(other.values):

@@ -21,9 +21,10 @@ The merge rule, applied section by section in document order:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
 
 from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.sop.model import OUTCOMES, Edge, FieldSource, FieldSpec, Graph, Node, NodeKind
@@ -96,7 +97,7 @@ def parse_draft(raw: str | None) -> tuple[DraftGraph | None, list[str]]:
         return None, [_schema_problem(err) for err in exc.errors()[:20]]
 
 
-def _schema_problem(err: Any) -> str:
+def _schema_problem(err: ErrorDetails) -> str:
     where = ".".join(str(p) for p in err["loc"]) or "the answer"
     return f"{where}: {err['msg']}"
 

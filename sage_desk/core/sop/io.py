@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from sage_desk.core.errors import InputError, Problem, SopError
+from sage_desk.core.jsonsafe import Json
 from sage_desk.core.sop.model import Graph
 from sage_desk.core.yamlsafe import Located, load_file, loads
 
@@ -77,7 +77,7 @@ _YAML11_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
-def _scalar(value: Any) -> str:
+def _scalar(value: Json) -> str:
     if isinstance(value, str):
         if _PLAIN.match(value) and value.lower() not in _YAML11_WORDS and value == value.strip():
             return value
@@ -87,7 +87,7 @@ def _scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _flow(value: Any) -> str:
+def _flow(value: Json) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_scalar(k)}: {_flow(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
