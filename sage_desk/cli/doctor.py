@@ -79,8 +79,8 @@ def check_agent(args: argparse.Namespace) -> int:
     from sage_desk.cli._agent import agent_fields
     from sage_desk.cli._common import USAGE, fail
     from sage_desk.core.agents.display import split_named
-    from sage_desk.core.engine.probe import probe_agent
     from sage_desk.core.domain.loader import load_domain
+    from sage_desk.core.engine.probe import probe_agent
     from sage_desk.core.engine.runner import RunSpec
     from sage_desk.core.errors import SageError
 
