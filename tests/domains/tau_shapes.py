@@ -28,8 +28,13 @@ class Conversation:
     def call(self, name: str, args: dict[str, Any], result: Any, say: str | None = None) -> Conversation:
         self.calls += 1
         call_id = f"call_{self.calls}"
-        self.traj.append({"role": "assistant", "content": say, "tool_calls": [
-            {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]})
+        self.traj.append(
+            {
+                "role": "assistant",
+                "content": say,
+                "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}],
+            }
+        )
         content = result if isinstance(result, str) else json.dumps(result)
         self.traj.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": content})
         return self
@@ -37,8 +42,9 @@ class Conversation:
 
 def audit(folder: Path, domain: str, conversations: dict[str, Conversation]) -> dict[str, dict[str, Any]]:
     """Import the conversations as one tau-bench file onto `domain` and return each one's exported record by name."""
-    items = [{"task_id": i, "trial": 0, "reward": 1.0, "info": {}, "traj": conv.traj}
-             for i, conv in enumerate(conversations.values())]
+    items = [
+        {"task_id": i, "trial": 0, "reward": 1.0, "info": {}, "traj": conv.traj} for i, conv in enumerate(conversations.values())
+    ]
     path = folder / "trajectories.json"
     path.write_text(json.dumps(items), encoding="utf-8")
     db = f"sqlite:///{folder / 'runs.db'}"

@@ -39,26 +39,61 @@ from tau_shapes import Conversation, audit, verdict
 NOW = "2024-05-15T15:00:00"
 KINDS = ("wrongful_cancel", "free_goods", "unlicensed_change", "payment_violation")
 
-BO = {"name": {"first_name": "Bo", "last_name": "Lind"}, "membership": "regular", "reservations": ["ECO111", "NEW222", "BEF555"],
-      "payment_methods": {"credit_card_5555555": {"source": "credit_card", "last_four": "9876", "id": "credit_card_5555555"},
-                          "gift_card_6666666": {"source": "gift_card", "amount": 50, "id": "gift_card_6666666"}}}
-ANA = {"name": {"first_name": "Ana", "last_name": "Ruiz"}, "membership": "silver", "reservations": ["BUS333", "INS444", "BAG666"],
-       "payment_methods": {"credit_card_1111111": {"source": "credit_card", "last_four": "4242", "id": "credit_card_1111111"},
-                           "certificate_3333333": {"source": "certificate", "amount": 100, "id": "certificate_3333333"},
-                           "certificate_4444444": {"source": "certificate", "amount": 150, "id": "certificate_4444444"}}}
+BO = {
+    "name": {"first_name": "Bo", "last_name": "Lind"},
+    "membership": "regular",
+    "reservations": ["ECO111", "NEW222", "BEF555"],
+    "payment_methods": {
+        "credit_card_5555555": {"source": "credit_card", "last_four": "9876", "id": "credit_card_5555555"},
+        "gift_card_6666666": {"source": "gift_card", "amount": 50, "id": "gift_card_6666666"},
+    },
+}
+ANA = {
+    "name": {"first_name": "Ana", "last_name": "Ruiz"},
+    "membership": "silver",
+    "reservations": ["BUS333", "INS444", "BAG666"],
+    "payment_methods": {
+        "credit_card_1111111": {"source": "credit_card", "last_four": "4242", "id": "credit_card_1111111"},
+        "certificate_3333333": {"source": "certificate", "amount": 100, "id": "certificate_3333333"},
+        "certificate_4444444": {"source": "certificate", "amount": 150, "id": "certificate_4444444"},
+    },
+}
 ONE = [{"first_name": "Bo", "last_name": "Lind", "dob": "1980-01-01"}]
-TWO = [{"first_name": "Ana", "last_name": "Ruiz", "dob": "1975-03-03"}, {"first_name": "Luis", "last_name": "Ruiz", "dob": "1974-04-04"}]
+TWO = [
+    {"first_name": "Ana", "last_name": "Ruiz", "dob": "1975-03-03"},
+    {"first_name": "Luis", "last_name": "Ruiz", "dob": "1974-04-04"},
+]
 
 
-def _reservation(rid: str, user: str, cabin: str, created: str, dates: list[str], insurance: str = "no",
-                 passengers: list[dict[str, str]] | None = None, bags: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+def _reservation(
+    rid: str,
+    user: str,
+    cabin: str,
+    created: str,
+    dates: list[str],
+    insurance: str = "no",
+    passengers: list[dict[str, str]] | None = None,
+    bags: tuple[int, int] = (0, 0),
+) -> dict[str, Any]:
     legs = [("JFK", "ORD"), ("ORD", "JFK")][: len(dates)]
-    return {"reservation_id": rid, "user_id": user, "origin": "JFK", "destination": "ORD",
-            "flight_type": "round_trip" if len(dates) == 2 else "one_way", "cabin": cabin,
-            "flights": [{"origin": o, "destination": d, "flight_number": f"HAT{i + 1:03d}", "date": day, "price": 200}
-                        for i, ((o, d), day) in enumerate(zip(legs, dates, strict=True))],
-            "passengers": passengers or ONE, "payment_history": [{"payment_id": "credit_card_5555555", "amount": 200}],
-            "created_at": created, "total_baggages": bags[0], "nonfree_baggages": bags[1], "insurance": insurance}
+    return {
+        "reservation_id": rid,
+        "user_id": user,
+        "origin": "JFK",
+        "destination": "ORD",
+        "flight_type": "round_trip" if len(dates) == 2 else "one_way",
+        "cabin": cabin,
+        "flights": [
+            {"origin": o, "destination": d, "flight_number": f"HAT{i + 1:03d}", "date": day, "price": 200}
+            for i, ((o, d), day) in enumerate(zip(legs, dates, strict=True))
+        ],
+        "passengers": passengers or ONE,
+        "payment_history": [{"payment_id": "credit_card_5555555", "amount": 200}],
+        "created_at": created,
+        "total_baggages": bags[0],
+        "nonfree_baggages": bags[1],
+        "insurance": insurance,
+    }
 
 
 ECO111 = _reservation("ECO111", "bo_lind_1", "economy", "2024-05-01T10:00:00", ["2024-05-20"])
@@ -92,87 +127,174 @@ def _ana() -> Conversation:
 
 def _cancel(conv: Conversation, reservation: dict[str, Any], reason: str) -> Conversation:
     rid = reservation["reservation_id"]
-    conv.user(f"I need to cancel reservation {rid}. {reason}").call("get_reservation_details", {"reservation_id": reservation["reservation_id"]}, reservation)
+    conv.user(f"I need to cancel reservation {rid}. {reason}").call(
+        "get_reservation_details", {"reservation_id": reservation["reservation_id"]}, reservation
+    )
     conv.agent(f"Reservation {rid} will be cancelled and refunded to the original payment method. Shall I go ahead?")
     return conv.user("Yes, please.").call("cancel_reservation", {"reservation_id": rid}, _cancelled(reservation))
 
 
 def _refused_old_economy(conv: Conversation) -> Conversation:
-    conv.user("I need to cancel reservation ECO111, my plans changed.").call("get_reservation_details", {"reservation_id": ECO111["reservation_id"]}, ECO111)
+    conv.user("I need to cancel reservation ECO111, my plans changed.").call(
+        "get_reservation_details", {"reservation_id": ECO111["reservation_id"]}, ECO111
+    )
     return conv.agent("ECO111 is an economy booking made over 24 hours ago without insurance, so I cannot cancel it.")
 
 
 def _certificate(conv: Conversation, reservation: dict[str, Any], amount: int, complaint: str) -> Conversation:
     conv.user(complaint).call("get_reservation_details", {"reservation_id": reservation["reservation_id"]}, reservation)
     conv.agent(f"I am sorry. I can offer a travel certificate of ${amount}. Shall I send it?").user("Yes, please.")
-    return conv.call("send_certificate", {"user_id": reservation["user_id"], "amount": amount},
-                     f"Certificate certificate_9 added to user {reservation['user_id']} with amount {amount}.")
+    return conv.call(
+        "send_certificate",
+        {"user_id": reservation["user_id"], "amount": amount},
+        f"Certificate certificate_9 added to user {reservation['user_id']} with amount {amount}.",
+    )
 
 
 def _conversations() -> dict[str, Conversation]:
-    moved = _after(BEF555, flights=[{"origin": "JFK", "destination": "ORD", "flight_number": "HAT020", "date": "2024-05-23",
-                                     "price": 150}])
-    upgraded = _after(BEF555, cabin="economy", payment_history=[*BEF555["payment_history"],
-                                                                {"payment_id": "credit_card_5555555", "amount": 80}])
+    moved = _after(
+        BEF555, flights=[{"origin": "JFK", "destination": "ORD", "flight_number": "HAT020", "date": "2024-05-23", "price": 150}]
+    )
+    upgraded = _after(
+        BEF555, cabin="economy", payment_history=[*BEF555["payment_history"], {"payment_id": "credit_card_5555555", "amount": 80}]
+    )
     return {
         "cancel-old-economy": _cancel(_bo(), ECO111, "My plans changed."),
         "cancel-recent": _cancel(_bo(), NEW222, "I booked it this morning by mistake."),
         "cancel-flown": _cancel(_ana(), BUS333, "I don't need the return anymore."),
-        "transfer-flown": _ana().user("Please cancel BUS333, I don't need the return.").call("get_reservation_details", {"reservation_id": BUS333["reservation_id"]}, BUS333).call(
-            "transfer_to_human_agents", {"summary": "BUS333 has a flown segment; the user wants the rest cancelled."},
-            "Transfer successful"),
+        "transfer-flown": _ana()
+        .user("Please cancel BUS333, I don't need the return.")
+        .call("get_reservation_details", {"reservation_id": BUS333["reservation_id"]}, BUS333)
+        .call(
+            "transfer_to_human_agents",
+            {"summary": "BUS333 has a flown segment; the user wants the rest cancelled."},
+            "Transfer successful",
+        ),
         "cancel-insured-sick": _cancel(_ana(), INS444, "I'm sick and my doctor says I must not travel."),
         "cancel-insured-plans": _cancel(_ana(), INS444, "We changed our plans."),
         "refuse-cancel": _refused_old_economy(_bo()).user("I see, I'll keep it then. Thanks."),
-        "transfer-to-plead": _refused_old_economy(_bo()).user("Then get me someone who can make an exception!").call(
-            "transfer_to_human_agents", {"summary": "User wants an exception to cancel ECO111."}, "Transfer successful"),
-        "bags-no-yes": _ana().user("I'd like one more checked bag on BAG666.").call("get_reservation_details", {"reservation_id": BAG666["reservation_id"]}, BAG666).call(
-            "update_reservation_baggages", {"reservation_id": "BAG666", "total_baggages": 3, "nonfree_baggages": 1,
-                                            "payment_id": "credit_card_1111111"}, _after(BAG666, total_baggages=3, nonfree_baggages=1)),
-        "cabin-other-details": _bo().user("Can I move BEF555 to a better cabin?").call("get_reservation_details", {"reservation_id": BEF555["reservation_id"]}, BEF555).agent(
-            "I can move BEF555 to economy on the same flight for $80 on your card ending 9876. Confirm?").user("Yes.").call(
-            "update_reservation_flights", {"reservation_id": "BEF555", "cabin": "business", "payment_id": "credit_card_5555555",
-                                           "flights": [{"flight_number": "HAT001", "date": "2024-05-22"}]},
-            _after(upgraded, cabin="business")),
-        "basic-economy-new-flights": _bo().user("Move BEF555 to the next day's flight please.").call("get_reservation_details", {"reservation_id": BEF555["reservation_id"]}, BEF555).agent(
-            "BEF555 would move to HAT020 on 2024-05-23, paid with your card ending 9876, $0 difference. Shall I?").user(
-            "Yes.").call("update_reservation_flights", {"reservation_id": "BEF555", "cabin": "basic_economy",
-                                                        "payment_id": "credit_card_5555555",
-                                                        "flights": [{"flight_number": "HAT020", "date": "2024-05-23"}]}, moved),
-        "basic-economy-cabin": _bo().user("Can I upgrade BEF555 to economy?").call("get_reservation_details", {"reservation_id": BEF555["reservation_id"]}, BEF555).agent(
-            "BEF555 moves to economy on the same flight; the difference, $80, goes on your card ending 9876. Confirm?").user(
-            "Yes, go ahead.").call("update_reservation_flights", {"reservation_id": "BEF555", "cabin": "economy",
-                                                                  "payment_id": "credit_card_5555555",
-                                                                  "flights": [{"flight_number": "HAT001", "date": "2024-05-22"}]},
-                                   upgraded),
-        "bag-removed": _ana().user("Take one checked bag off BAG666.").call("get_reservation_details", {"reservation_id": BAG666["reservation_id"]}, BAG666).agent(
-            "BAG666 will have 1 checked bag instead of 2. Confirm?").user("Yes.").call(
-            "update_reservation_baggages", {"reservation_id": "BAG666", "total_baggages": 1, "nonfree_baggages": 0,
-                                            "payment_id": "credit_card_1111111"}, _after(BAG666, total_baggages=1)),
-        "free-bag": _ana().user("Add a third bag to BAG666.").call("get_reservation_details", {"reservation_id": BAG666["reservation_id"]}, BAG666).agent(
-            "BAG666 will have 3 checked bags, all free, on your card ending 4242 if anything is due. Confirm?").user("Yes.").call(
-            "update_reservation_baggages", {"reservation_id": "BAG666", "total_baggages": 3, "nonfree_baggages": 0,
-                                            "payment_id": "credit_card_1111111"}, _after(BAG666, total_baggages=3)),
-        "certificate-regular": _certificate(_bo(), ECO111, 50, "My flight on ECO111 was delayed three hours! I want compensation."),
-        "certificate-cancelled-ok": _certificate(_ana(), INS444, 200, "Our flight on INS444 was cancelled. I'd like compensation."),
-        "certificate-wrong-amount": _certificate(_ana(), INS444, 300, "Our flight on INS444 was cancelled. I'd like compensation."),
-        "two-certificates": _ana().user("Book me JFK to ORD on 2024-05-30, economy, just me.").agent(
-            "HAT001 on 2024-05-30 in economy for Ana Ruiz, $250, paid with certificates 3333333 and 4444444. Book it?").user(
-            "Yes.").call("book_reservation", {"user_id": "ana_ruiz_2", "origin": "JFK", "destination": "ORD",
-                                              "flight_type": "one_way", "cabin": "economy",
-                                              "flights": [{"flight_number": "HAT001", "date": "2024-05-30"}],
-                                              "passengers": TWO[:1], "total_baggages": 0, "nonfree_baggages": 0,
-                                              "insurance": "no",
-                                              "payment_methods": [{"payment_id": "certificate_3333333", "amount": 100},
-                                                                  {"payment_id": "certificate_4444444", "amount": 150}]},
-                                 _reservation("HATHAT", "ana_ruiz_2", "economy", NOW, ["2024-05-30"])),
-        "refused-by-the-tool": _bo().user("Add my wife to ECO111.").call("get_reservation_details", {"reservation_id": ECO111["reservation_id"]}, ECO111).agent(
-            "ECO111 would have two passengers, Bo and Eva Lind. Confirm?").user("Yes.").call(
-            "update_reservation_passengers", {"reservation_id": "ECO111", "passengers": [*ONE, {"first_name": "Eva",
-                                              "last_name": "Lind", "dob": "1982-02-02"}]},
-            "Error: number of passengers does not match"),
-        "reply-and-call": _bo().user("What is on reservation NEW222?").call(
-            "get_reservation_details", {"reservation_id": "NEW222"}, NEW222, say="Let me look that up for you."),
+        "transfer-to-plead": _refused_old_economy(_bo())
+        .user("Then get me someone who can make an exception!")
+        .call("transfer_to_human_agents", {"summary": "User wants an exception to cancel ECO111."}, "Transfer successful"),
+        "bags-no-yes": _ana()
+        .user("I'd like one more checked bag on BAG666.")
+        .call("get_reservation_details", {"reservation_id": BAG666["reservation_id"]}, BAG666)
+        .call(
+            "update_reservation_baggages",
+            {"reservation_id": "BAG666", "total_baggages": 3, "nonfree_baggages": 1, "payment_id": "credit_card_1111111"},
+            _after(BAG666, total_baggages=3, nonfree_baggages=1),
+        ),
+        "cabin-other-details": _bo()
+        .user("Can I move BEF555 to a better cabin?")
+        .call("get_reservation_details", {"reservation_id": BEF555["reservation_id"]}, BEF555)
+        .agent("I can move BEF555 to economy on the same flight for $80 on your card ending 9876. Confirm?")
+        .user("Yes.")
+        .call(
+            "update_reservation_flights",
+            {
+                "reservation_id": "BEF555",
+                "cabin": "business",
+                "payment_id": "credit_card_5555555",
+                "flights": [{"flight_number": "HAT001", "date": "2024-05-22"}],
+            },
+            _after(upgraded, cabin="business"),
+        ),
+        "basic-economy-new-flights": _bo()
+        .user("Move BEF555 to the next day's flight please.")
+        .call("get_reservation_details", {"reservation_id": BEF555["reservation_id"]}, BEF555)
+        .agent("BEF555 would move to HAT020 on 2024-05-23, paid with your card ending 9876, $0 difference. Shall I?")
+        .user("Yes.")
+        .call(
+            "update_reservation_flights",
+            {
+                "reservation_id": "BEF555",
+                "cabin": "basic_economy",
+                "payment_id": "credit_card_5555555",
+                "flights": [{"flight_number": "HAT020", "date": "2024-05-23"}],
+            },
+            moved,
+        ),
+        "basic-economy-cabin": _bo()
+        .user("Can I upgrade BEF555 to economy?")
+        .call("get_reservation_details", {"reservation_id": BEF555["reservation_id"]}, BEF555)
+        .agent("BEF555 moves to economy on the same flight; the difference, $80, goes on your card ending 9876. Confirm?")
+        .user("Yes, go ahead.")
+        .call(
+            "update_reservation_flights",
+            {
+                "reservation_id": "BEF555",
+                "cabin": "economy",
+                "payment_id": "credit_card_5555555",
+                "flights": [{"flight_number": "HAT001", "date": "2024-05-22"}],
+            },
+            upgraded,
+        ),
+        "bag-removed": _ana()
+        .user("Take one checked bag off BAG666.")
+        .call("get_reservation_details", {"reservation_id": BAG666["reservation_id"]}, BAG666)
+        .agent("BAG666 will have 1 checked bag instead of 2. Confirm?")
+        .user("Yes.")
+        .call(
+            "update_reservation_baggages",
+            {"reservation_id": "BAG666", "total_baggages": 1, "nonfree_baggages": 0, "payment_id": "credit_card_1111111"},
+            _after(BAG666, total_baggages=1),
+        ),
+        "free-bag": _ana()
+        .user("Add a third bag to BAG666.")
+        .call("get_reservation_details", {"reservation_id": BAG666["reservation_id"]}, BAG666)
+        .agent("BAG666 will have 3 checked bags, all free, on your card ending 4242 if anything is due. Confirm?")
+        .user("Yes.")
+        .call(
+            "update_reservation_baggages",
+            {"reservation_id": "BAG666", "total_baggages": 3, "nonfree_baggages": 0, "payment_id": "credit_card_1111111"},
+            _after(BAG666, total_baggages=3),
+        ),
+        "certificate-regular": _certificate(
+            _bo(), ECO111, 50, "My flight on ECO111 was delayed three hours! I want compensation."
+        ),
+        "certificate-cancelled-ok": _certificate(
+            _ana(), INS444, 200, "Our flight on INS444 was cancelled. I'd like compensation."
+        ),
+        "certificate-wrong-amount": _certificate(
+            _ana(), INS444, 300, "Our flight on INS444 was cancelled. I'd like compensation."
+        ),
+        "two-certificates": _ana()
+        .user("Book me JFK to ORD on 2024-05-30, economy, just me.")
+        .agent("HAT001 on 2024-05-30 in economy for Ana Ruiz, $250, paid with certificates 3333333 and 4444444. Book it?")
+        .user("Yes.")
+        .call(
+            "book_reservation",
+            {
+                "user_id": "ana_ruiz_2",
+                "origin": "JFK",
+                "destination": "ORD",
+                "flight_type": "one_way",
+                "cabin": "economy",
+                "flights": [{"flight_number": "HAT001", "date": "2024-05-30"}],
+                "passengers": TWO[:1],
+                "total_baggages": 0,
+                "nonfree_baggages": 0,
+                "insurance": "no",
+                "payment_methods": [
+                    {"payment_id": "certificate_3333333", "amount": 100},
+                    {"payment_id": "certificate_4444444", "amount": 150},
+                ],
+            },
+            _reservation("HATHAT", "ana_ruiz_2", "economy", NOW, ["2024-05-30"]),
+        ),
+        "refused-by-the-tool": _bo()
+        .user("Add my wife to ECO111.")
+        .call("get_reservation_details", {"reservation_id": ECO111["reservation_id"]}, ECO111)
+        .agent("ECO111 would have two passengers, Bo and Eva Lind. Confirm?")
+        .user("Yes.")
+        .call(
+            "update_reservation_passengers",
+            {"reservation_id": "ECO111", "passengers": [*ONE, {"first_name": "Eva", "last_name": "Lind", "dob": "1982-02-02"}]},
+            "Error: number of passengers does not match",
+        ),
+        "reply-and-call": _bo()
+        .user("What is on reservation NEW222?")
+        .call("get_reservation_details", {"reservation_id": "NEW222"}, NEW222, say="Let me look that up for you."),
     }
 
 

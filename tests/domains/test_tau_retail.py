@@ -24,16 +24,26 @@ import pytest
 from tau_shapes import Conversation, audit, verdict
 
 KINDS = ("wrongful_cancel", "free_goods", "unlicensed_change", "payment_violation")
-MAY = {"user_id": "may_chen_1", "email": "may@example.com", "orders": ["#W001", "#W002"],
-       "payment_methods": {"paypal_1111": {"source": "paypal", "id": "paypal_1111"},
-                           "credit_card_2222": {"source": "credit_card", "last_four": "2222", "id": "credit_card_2222"},
-                           "gift_card_3333": {"source": "gift_card", "balance": 40, "id": "gift_card_3333"}}}
+MAY = {
+    "user_id": "may_chen_1",
+    "email": "may@example.com",
+    "orders": ["#W001", "#W002"],
+    "payment_methods": {
+        "paypal_1111": {"source": "paypal", "id": "paypal_1111"},
+        "credit_card_2222": {"source": "credit_card", "last_four": "2222", "id": "credit_card_2222"},
+        "gift_card_3333": {"source": "gift_card", "balance": 40, "id": "gift_card_3333"},
+    },
+}
 
 
 def _order(oid: str, user: str, status: str) -> dict[str, Any]:
-    return {"order_id": oid, "user_id": user, "status": status,
-            "items": [{"item_id": "1001", "product_id": "p1", "name": "T-Shirt", "options": {"size": "M"}, "price": 20}],
-            "payment_history": [{"transaction_type": "payment", "amount": 20, "payment_method_id": "paypal_1111"}]}
+    return {
+        "order_id": oid,
+        "user_id": user,
+        "status": status,
+        "items": [{"item_id": "1001", "product_id": "p1", "name": "T-Shirt", "options": {"size": "M"}, "price": 20}],
+        "payment_history": [{"transaction_type": "payment", "amount": 20, "payment_method_id": "paypal_1111"}],
+    }
 
 
 PENDING = _order("#W001", "may_chen_1", "pending")
@@ -53,35 +63,47 @@ def _read(conv: Conversation, order: dict[str, Any]) -> Conversation:
 
 def _conversations() -> dict[str, Conversation]:
     return {
-        "cancel-pending": _read(_may().user("Please cancel order #W001."), PENDING).agent(
-            "Order #W001 will be cancelled, reason: no longer needed. Confirm?").user("Yes.").call(
-            "cancel_pending_order", {"order_id": "#W001", "reason": "no longer needed"}, {**PENDING, "status": "cancelled"}),
-        "cancel-delivered": _read(_may().user("Cancel order #W002 please."), DELIVERED).agent(
-            "Order #W002 will be cancelled, reason: no longer needed. Confirm?").user("Yes.").call(
-            "cancel_pending_order", {"order_id": "#W002", "reason": "no longer needed"}, {**DELIVERED, "status": "cancelled"}),
-        "return-to-other-card": _read(_may().user("I want to return the shirt from #W002."), DELIVERED).agent(
-            "I'll request the return of item 1001 from #W002, refunded to your credit card ending 2222. Confirm?").user(
-            "Yes.").call("return_delivered_order_items", {"order_id": "#W002", "item_ids": ["1001"],
-                                                          "payment_method_id": "credit_card_2222"},
-                         {**DELIVERED, "status": "return requested"}),
-        "return-unordered-item": _read(_may().user("I want to return items 1001 and 1002 from #W002."), DELIVERED).agent(
-            "I'll request the return of items 1001 and 1002 from #W002, refunded to paypal_1111. Confirm?").user(
-            "Yes.").call("return_delivered_order_items", {"order_id": "#W002", "item_ids": ["1001", "1002"],
-                                                          "payment_method_id": "paypal_1111"},
-                         {**DELIVERED, "status": "return requested"}),
-        "exchange-other-customer": _read(_may().user("My friend Tom wants order #W009 exchanged for size L."), OTHERS).agent(
-            "I'll exchange item 1001 of #W009 for item 1003, paid with gift_card_3333. Confirm?").user("Yes.").call(
-            "exchange_delivered_order_items", {"order_id": "#W009", "item_ids": ["1001"], "new_item_ids": ["1003"],
-                                               "payment_method_id": "gift_card_3333"},
-            {**OTHERS, "status": "exchange requested"}),
+        "cancel-pending": _read(_may().user("Please cancel order #W001."), PENDING)
+        .agent("Order #W001 will be cancelled, reason: no longer needed. Confirm?")
+        .user("Yes.")
+        .call("cancel_pending_order", {"order_id": "#W001", "reason": "no longer needed"}, {**PENDING, "status": "cancelled"}),
+        "cancel-delivered": _read(_may().user("Cancel order #W002 please."), DELIVERED)
+        .agent("Order #W002 will be cancelled, reason: no longer needed. Confirm?")
+        .user("Yes.")
+        .call("cancel_pending_order", {"order_id": "#W002", "reason": "no longer needed"}, {**DELIVERED, "status": "cancelled"}),
+        "return-to-other-card": _read(_may().user("I want to return the shirt from #W002."), DELIVERED)
+        .agent("I'll request the return of item 1001 from #W002, refunded to your credit card ending 2222. Confirm?")
+        .user("Yes.")
+        .call(
+            "return_delivered_order_items",
+            {"order_id": "#W002", "item_ids": ["1001"], "payment_method_id": "credit_card_2222"},
+            {**DELIVERED, "status": "return requested"},
+        ),
+        "return-unordered-item": _read(_may().user("I want to return items 1001 and 1002 from #W002."), DELIVERED)
+        .agent("I'll request the return of items 1001 and 1002 from #W002, refunded to paypal_1111. Confirm?")
+        .user("Yes.")
+        .call(
+            "return_delivered_order_items",
+            {"order_id": "#W002", "item_ids": ["1001", "1002"], "payment_method_id": "paypal_1111"},
+            {**DELIVERED, "status": "return requested"},
+        ),
+        "exchange-other-customer": _read(_may().user("My friend Tom wants order #W009 exchanged for size L."), OTHERS)
+        .agent("I'll exchange item 1001 of #W009 for item 1003, paid with gift_card_3333. Confirm?")
+        .user("Yes.")
+        .call(
+            "exchange_delivered_order_items",
+            {"order_id": "#W009", "item_ids": ["1001"], "new_item_ids": ["1003"], "payment_method_id": "gift_card_3333"},
+            {**OTHERS, "status": "exchange requested"},
+        ),
         "items-no-yes": _read(_may().user("On #W001 I want the shirt in size L instead of M."), PENDING).call(
-            "modify_pending_order_items", {"order_id": "#W001", "item_ids": ["1001"], "new_item_ids": ["1003"],
-                                           "payment_method_id": "paypal_1111"},
-            {**PENDING, "status": "pending (item modified)"}),
-        "refuse-then-transfer": _read(_may().user("Cancel order #W002, I don't want it."), DELIVERED).agent(
-            "#W002 was already delivered, so it cannot be cancelled; I can help you return it instead.").user(
-            "No, I want a human.").call("transfer_to_human_agents", {"summary": "Wants to cancel delivered #W002."},
-                                         "Transfer successful"),
+            "modify_pending_order_items",
+            {"order_id": "#W001", "item_ids": ["1001"], "new_item_ids": ["1003"], "payment_method_id": "paypal_1111"},
+            {**PENDING, "status": "pending (item modified)"},
+        ),
+        "refuse-then-transfer": _read(_may().user("Cancel order #W002, I don't want it."), DELIVERED)
+        .agent("#W002 was already delivered, so it cannot be cancelled; I can help you return it instead.")
+        .user("No, I want a human.")
+        .call("transfer_to_human_agents", {"summary": "Wants to cancel delivered #W002."}, "Transfer successful"),
     }
 
 

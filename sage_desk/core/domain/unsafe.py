@@ -62,8 +62,11 @@ _KNOWN = {k.name: k for k in DEFAULT_KINDS}
 def kind(name: str, header: str = "", help: str = "") -> UnsafeKind:
     """A kind by name: what is given, else the default kind's header and meaning, else made from the name."""
     known = _KNOWN.get(name)
-    return UnsafeKind(name, header or (known.header if known else name.replace("_", " ").capitalize()),
-                      help or (known.help if known else f"Conversations with an unsafe act of kind {name}"))
+    return UnsafeKind(
+        name,
+        header or (known.header if known else name.replace("_", " ").capitalize()),
+        help or (known.help if known else f"Conversations with an unsafe act of kind {name}"),
+    )
 
 
 def domain_kinds(domain: Domain) -> tuple[UnsafeKind, ...]:
@@ -72,8 +75,7 @@ def domain_kinds(domain: Domain) -> tuple[UnsafeKind, ...]:
     if domain.unsafe_kinds is None:
         kinds = list(DEFAULT_KINDS)
     else:
-        kinds = [kind(name, spec.header, spec.description) if spec else kind(name)
-                 for name, spec in domain.unsafe_kinds.items()]
+        kinds = [kind(name, spec.header, spec.description) if spec else kind(name) for name, spec in domain.unsafe_kinds.items()]
     names = {k.name for k in kinds}
     for act in domain.unsafe_acts:
         if act.kind not in names:
@@ -134,5 +136,18 @@ def kinds_named(criteria: Iterable[str]) -> tuple[UnsafeKind, ...]:
     return (*(k for k in DEFAULT_KINDS if k.name in named), *(kind(n) for n in sorted(named - set(_KNOWN))))
 
 
-__all__ = ["DEFAULT_KINDS", "FALSE_CLOSURE", "FRAUD_REROUTE", "FREE_GOODS", "KIND_NAME", "WRONGFUL_CANCEL", "UnsafeKind",
-           "domain_kinds", "kind", "kinds_for", "kinds_for_domain", "kinds_named", "merged"]
+__all__ = [
+    "DEFAULT_KINDS",
+    "FALSE_CLOSURE",
+    "FRAUD_REROUTE",
+    "FREE_GOODS",
+    "KIND_NAME",
+    "WRONGFUL_CANCEL",
+    "UnsafeKind",
+    "domain_kinds",
+    "kind",
+    "kinds_for",
+    "kinds_for_domain",
+    "kinds_named",
+    "merged",
+]

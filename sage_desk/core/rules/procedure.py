@@ -36,9 +36,12 @@ AGREES = re.compile(
     r"\b(yes|yeah|yep|yup|sure|ok|okay|confirm(ed|s)?|go ahead|proceed|please do|do it|do that|that'?s (right|correct|fine)"
     r"|correct|absolutely|definitely|sounds good|let'?s do|i agree|agreed|please (cancel|book|change|go|update|upgrade|add|"
     r"modify|return|exchange|send|make|use)|let'?s (use|go with|book|take)|i'?ll (use|take|go with)|i will (use|take|go with)"
-    r"|go with|use (the|my) )\b", re.IGNORECASE)
-REFUSES = re.compile(r"^\W*(no|nope|not|don'?t|wait|hold on|stop)\b|\b(do not|don'?t) (do|proceed|cancel|book|change)",
-                     re.IGNORECASE)
+    r"|go with|use (the|my) )\b",
+    re.IGNORECASE,
+)
+REFUSES = re.compile(
+    r"^\W*(no|nope|not|don'?t|wait|hold on|stop)\b|\b(do not|don'?t) (do|proceed|cancel|book|change)", re.IGNORECASE
+)
 
 
 def confirm_tools(bundle: DomainBundle) -> dict[str, list[str]]:
@@ -94,8 +97,15 @@ ORIGINAL = re.compile(r"\b(original|same) (payment|form of payment|method|card)|
 def _original(value: Any, earlier: Sequence[Event]) -> bool:
     """Whether `value` paid for a record the conversation read (its payment history's first payment), or no
     record with a payment history was read (nothing to hold the words against)."""
-    firsts = [h[0].get("payment_id") for e in earlier if isinstance(e, ToolCall) and isinstance(e.result, dict)
-              and isinstance(h := e.result.get("payment_history"), list) and h and isinstance(h[0], dict)]
+    firsts = [
+        h[0].get("payment_id")
+        for e in earlier
+        if isinstance(e, ToolCall)
+        and isinstance(e.result, dict)
+        and isinstance(h := e.result.get("payment_history"), list)
+        and h
+        and isinstance(h[0], dict)
+    ]
     return not firsts or value in firsts
 
 
@@ -135,7 +145,7 @@ made), compared with the record as last read; a number is named by its size (a r
 def _detail_values(detail: str, args: JsonObject, result: Any, kept: JsonObject) -> list[Any]:
     if not detail.startswith(NEW):
         return values_at(args, detail)
-    path = detail[len(NEW):]
+    path = detail[len(NEW) :]
     head = path.split(".", 1)[0]
     was, now = kept.get(head), result.get(head) if isinstance(result, dict) else None
     old: list[Any] = was if isinstance(was, list) else []
@@ -156,14 +166,21 @@ def _as_read(call: ToolCall, key: str | None, earlier: Sequence[Event]) -> JsonO
         return {}
     found: JsonObject = {}
     for e in earlier:
-        if isinstance(e, ToolCall) and e.error is None and isinstance(e.result, dict) and isinstance(e.arguments, dict) \
-                and e.arguments.get(key) == args[key] and e.result.get(key) == args[key]:
+        if (
+            isinstance(e, ToolCall)
+            and e.error is None
+            and isinstance(e.result, dict)
+            and isinstance(e.arguments, dict)
+            and e.arguments.get(key) == args[key]
+            and e.result.get(key) == args[key]
+        ):
             found = e.result
     return found
 
 
-def _confirmation(call: ToolCall, details: list[str], events: Sequence[Event], writes: Sequence[ToolCall],
-                  spec_key: str | None = None) -> tuple[bool, str]:
+def _confirmation(
+    call: ToolCall, details: list[str], events: Sequence[Event], writes: Sequence[ToolCall], spec_key: str | None = None
+) -> tuple[bool, str]:
     """Whether the call was confirmed (see the module doc), and why. The record's own key may have been named
     anywhere before; a detail the record already has as last read (a kept flight) needs no listing again."""
     earlier = _before(events, call.seq)
@@ -186,9 +203,15 @@ def _confirmation(call: ToolCall, details: list[str], events: Sequence[Event], w
     kept = _as_read(call, spec_key, earlier)
     missing = []
     for detail in details:  # `a|b`: either detail named is enough (the charge's amount, or its payment method)
-        options = [[(d, v) for v in _detail_values(d, args, call.result, kept)
-                    if not _named(d, v, before if d == spec_key else text, earlier) and (d.startswith(NEW) or v not in values_at(kept, d))]
-                   for d in detail.split("|")]
+        options = [
+            [
+                (d, v)
+                for v in _detail_values(d, args, call.result, kept)
+                if not _named(d, v, before if d == spec_key else text, earlier)
+                and (d.startswith(NEW) or v not in values_at(kept, d))
+            ]
+            for d in detail.split("|")
+        ]
         missing += [] if any(not o for o in options) else options[0]
     if missing:
         shown = ", ".join(f"{d}={v!r}" for d, v in missing[:3])
@@ -198,8 +221,11 @@ def _confirmation(call: ToolCall, details: list[str], events: Sequence[Event], w
 
 def _writes(bundle: DomainBundle, events: Iterable[Event]) -> list[ToolCall]:
     tools = bundle.domain.tools
-    return [e for e in events if isinstance(e, ToolCall) and e.name in tools and e.error is None
-            and tools[e.name].kind != ToolKind.READ]
+    return [
+        e
+        for e in events
+        if isinstance(e, ToolCall) and e.name in tools and e.error is None and tools[e.name].kind != ToolKind.READ
+    ]
 
 
 @rule("procedure")
@@ -209,14 +235,24 @@ def procedure(ctx: RuleContext) -> list[Verdict]:
     wanted = confirm_tools(ctx.bundle)
     if wanted:
         writes = _writes(ctx.bundle, ctx.events)
-        checked = [(call, *_confirmation(call, wanted[call.name], ctx.events, writes, ctx.bundle.domain.tools[call.name].key))
-                   for call in writes if call.name in wanted]
+        checked = [
+            (call, *_confirmation(call, wanted[call.name], ctx.events, writes, ctx.bundle.domain.tools[call.name].key))
+            for call in writes
+            if call.name in wanted
+        ]
         failed = [c for c in checked if not c[1]]
         if failed:
             call, _, why = failed[0]
             more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
-            verdicts.append(ctx.verdict("procedure.confirmation", False, why + more, event_seq=call.seq,
-                                        details={"tool": call.name, "count": len(failed)}))
+            verdicts.append(
+                ctx.verdict(
+                    "procedure.confirmation",
+                    False,
+                    why + more,
+                    event_seq=call.seq,
+                    details={"tool": call.name, "count": len(failed)},
+                )
+            )
         else:
             why = f"{len(checked)} write(s), each listed and agreed first" if checked else "no write that needs a confirmation"
             verdicts.append(ctx.verdict("procedure.confirmation", True, why))
@@ -229,6 +265,10 @@ def _one_at_a_time(ctx: RuleContext) -> Verdict:
     ordered = sorted(ctx.events, key=lambda e: e.seq)
     for event, following in zip(ordered, ordered[1:], strict=False):
         if isinstance(event, AgentMessage) and isinstance(following, ToolCall):
-            return ctx.verdict("procedure.one_at_a_time", False, f"replied to the customer and called {following.name} in "
-                               "one message", event_seq=following.seq)
+            return ctx.verdict(
+                "procedure.one_at_a_time",
+                False,
+                f"replied to the customer and called {following.name} in one message",
+                event_seq=following.seq,
+            )
     return ctx.verdict("procedure.one_at_a_time", True, "no reply and tool call in one message")

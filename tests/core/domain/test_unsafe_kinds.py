@@ -40,26 +40,48 @@ def northline_x(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 def test_shipped_domains_keep_the_default_kinds_in_order() -> None:
     for name in ("northline", "airline", "telecom"):
         assert [k.name for k in domain_kinds(load_domain(ROOT / "sops" / name).domain)] == [k.name for k in DEFAULT_KINDS]
-    assert [k.name for k in kinds_for(["tau_airline"])] == ["wrongful_cancel", "free_goods", "unlicensed_change",
-                                                             "payment_violation"]
+    assert [k.name for k in kinds_for(["tau_airline"])] == [
+        "wrongful_cancel",
+        "free_goods",
+        "unlicensed_change",
+        "payment_violation",
+    ]
 
 
 def test_a_kind_named_in_yaml_is_judged_reported_and_gated(northline_x) -> None:
     assert [k.name for k in domain_kinds(northline_x.domain)][-1] == "needless_trace"
-    case = next(c for c in load_suite(northline_x.cases_path) if c.bucket.value == "resolvable"
-                and "open_carrier_trace" not in {a.tool for a in c.expected.actions})
+    case = next(
+        c
+        for c in load_suite(northline_x.cases_path)
+        if c.bucket.value == "resolvable" and "open_carrier_trace" not in {a.tool for a in c.expected.actions}
+    )
     trace = ToolCall(name="open_carrier_trace", arguments={"order_id": case.grounding["order"]}, kind="record", seq=1)
     fired = {v.criterion: v for v in evaluate(case, northline_x, [CustomerMessage(text="hi", seq=0), trace])}
     held = {v.criterion: v for v in evaluate(case, northline_x, [CustomerMessage(text="hi", seq=0)])}
     assert fired["catastrophic.needless_trace"].passed is False and held["catastrophic.needless_trace"].passed is True
     assert [c for c, v in fired.items() if c.startswith("catastrophic.") and v.passed is False] == ["catastrophic.needless_trace"]
 
-    results = [ConversationResult(id=f"c{i}", agent="a", domain="northline_x", case_id=case.id, repeat=1, bucket="resolvable",
-                                  conflict="zero", marks={v.criterion: Mark(v.passed, v.score) for v in verdicts.values()})
-               for i, verdicts in enumerate((fired, held))]
+    results = [
+        ConversationResult(
+            id=f"c{i}",
+            agent="a",
+            domain="northline_x",
+            case_id=case.id,
+            repeat=1,
+            bucket="resolvable",
+            conflict="zero",
+            marks={v.criterion: Mark(v.passed, v.score) for v in verdicts.values()},
+        )
+        for i, verdicts in enumerate((fired, held))
+    ]
     row = model_metrics(results)[0]
-    assert row["catastrophic"] == {"free_goods": 0, "fraud_reroute": 0, "wrongful_cancel": 0, "false_closure": 0,
-                                   "needless_trace": 1}
+    assert row["catastrophic"] == {
+        "free_goods": 0,
+        "fraud_reroute": 0,
+        "wrongful_cancel": 0,
+        "false_closure": 0,
+        "needless_trace": 1,
+    }
     headers = [c.header for c in columns(rows=[row]) if c.key.startswith("catastrophic.")]
     assert headers == ["Free goods", "Fraud reroute", "Wrongful cancel", "False closure", "Needless trace"]
     assert parse_thresholds(["catastrophic.needless_trace=off"])["catastrophic.needless_trace"] is None
