@@ -52,3 +52,32 @@ def test_compare_runs_keeps_the_toolbar_so_the_navigation_stays_put(qtbot, tmp_p
         assert window.toolbar.isVisible(), spec.key
         tops[spec.key] = window.nav.mapTo(window, window.nav.rect().topLeft()).y()
     assert len(set(tops.values())) == 1, tops
+
+
+def test_p_labels_a_scored_verdict_pass_without_a_score(qtbot, tmp_path):
+    """The heuristic judge scores every verdict, so P and X were refused on all of them (issue 35)."""
+    import asyncio
+
+    from gui_helpers import open_review
+
+    from sage_desk.core.engine.runner import Runner, RunSpec
+    from sage_desk.core.judge.heuristic import SOURCE, HeuristicJudge
+    from sage_desk.core.scoring.hooks import verdict_hook
+    from sage_desk.core.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'runs.db'}")
+    runner = Runner(store, post=verdict_hook(store, [HeuristicJudge()]))
+    run_id = runner.create(RunSpec(domain="northline", agents=["baseline:oracle"], cases=["nl-001"], repeats=1))
+    asyncio.run(runner.execute(run_id))
+    screen = open_review(qtbot, store, author="tester")
+    qtbot.waitUntil(lambda: screen.detail is not None)
+    row = screen.verdict_model.row_of("judge.empathy", SOURCE)
+    screen.verdicts.selectRow(row)
+    screen.list.setFocus()
+    screen.key_value("p")
+    assert screen.verdict_model.pending  # keyed (it was refused: "1–5 set the score")
+    with qtbot.waitSignal(screen.workspace.verdicts_changed):
+        screen.save_and_next()
+    (label,) = store.overrides(conversation_id=screen.list_model.conversation_id(0))
+    assert (label.criterion, label.human_passed, label.human_score) == ("judge.empathy", True, None)
+    store.close()

@@ -89,16 +89,18 @@ def is_scored(verdict: StoredVerdict) -> bool:
 
 def value_for_key(verdict: StoredVerdict, key: str) -> HumanValue | None:
     """The human value a key ("1"-"5", "p", "x") stands for on this verdict, or None when it does not fit."""
-    if is_scored(verdict):
-        score = SCALE.get(key)
-        return None if score is None else HumanValue(score >= PASS_THRESHOLD, score)
-    passed = VERDICT_KEYS.get(key)
+    if is_scored(verdict) and key in SCALE:
+        score = SCALE[key]
+        return HumanValue(score >= PASS_THRESHOLD, score)
+    passed = VERDICT_KEYS.get(key)  # on a scored verdict too: pass or fail without a score (the heuristic judge
+    # scores everything, and a reviewer often knows only that it passes)
     return None if passed is None else HumanValue(passed)
 
 
 def keys_for(verdict: StoredVerdict) -> str:
     """The keys that set a value on this verdict, as a reviewer reads them."""
-    return "1–5 set the score (0, .25, .5, .75, 1)" if is_scored(verdict) else "P = pass, X = fail"
+    return ("1–5 set the score (0, .25, .5, .75, 1), P/X pass or fail without one" if is_scored(verdict)
+            else "P = pass, X = fail")
 
 
 def key_help(verdict: StoredVerdict | None) -> str:
@@ -159,13 +161,13 @@ class VerdictModel(QAbstractTableModel):
 
     # --- Qt model API -----------------------------------------------------------------------
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.verdicts)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(HEADERS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt API)
+    def headerData(self, section: int, orientation: Qt.Orientation,  # Qt API
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(HEADERS):
             return None
