@@ -67,7 +67,7 @@ def _imported(store: Store, run_ids: list[str]) -> dict[str, Any]:
     """tau's reward beside our verdicts, and unsettled imported conversations counted apart (tau_compare.py)."""
     from sage_desk.core.export.tau_compare import tau_comparison, unsettled
 
-    if not any("imported" in store.get_run(r).config for r in run_ids):
+    if not any(store.get_run(r).config.get("imported") for r in run_ids):
         return {}
     found = {"tau": tau_comparison(store, run_ids), "unsettled": unsettled(store, run_ids)}
     return {k: v for k, v in found.items() if v}

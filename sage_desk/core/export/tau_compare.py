@@ -125,8 +125,7 @@ def unsettled(store: Store, run_ids: Iterable[str]) -> dict[str, int] | None:
     counts: Counter[str] = Counter()
     for run_id in run_ids:
         for c in store.conversations(run_id=run_id):
-            for state in (c.rules_state or "").split("+"):
-                counts[state] += bool(state)
+            counts.update(state for state in (c.rules_state or "").split("+") if state)
     return {"provisional": counts["provisional"], "unscored": counts["unscored"]} if counts else None
 
 
