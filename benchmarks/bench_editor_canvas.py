@@ -14,7 +14,7 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from sage_desk.core.sop.model import Edge, FieldSource, FieldSpec, Graph, Node, NodeKind  # noqa: E402
+from sage_desk.core.sop.model import Edge, FieldSource, FieldSpec, Graph, Node, NodeKind
 
 
 def generated_graph(size: int) -> Graph:

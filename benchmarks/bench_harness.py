@@ -24,14 +24,14 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fakes import FakeOpenAIServer, FakeReply, FakeToolCall  # noqa: E402
+from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
 
-from sage_desk.core.cases.suite import load_suite  # noqa: E402
-from sage_desk.core.domain import load_domain  # noqa: E402
-from sage_desk.core.engine.runner import Runner, RunSpec  # noqa: E402
-from sage_desk.core.scoring.hooks import VerdictHooks  # noqa: E402
-from sage_desk.core.store import Store  # noqa: E402
-from sage_desk.core.store.batch import BatchWriter, StoreLink  # noqa: E402
+from sage_desk.core.cases.suite import load_suite
+from sage_desk.core.domain import load_domain
+from sage_desk.core.engine.runner import Runner, RunSpec
+from sage_desk.core.scoring.hooks import VerdictHooks
+from sage_desk.core.store import Store
+from sage_desk.core.store.batch import BatchWriter, StoreLink
 
 CUSTOMER_REPLY = '{"message": "Thanks, that is all I needed.", "satisfaction": 0.9, "stop": false}'
 

@@ -29,11 +29,11 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from sage_desk.core.errors import SageError  # noqa: E402
-from sage_desk.core.locations import resolve_domain_dir, shipped_domains  # noqa: E402
-from sage_desk.core.sop.diff import Agreement, agreement  # noqa: E402
-from sage_desk.core.sop.extract import DraftOptions, draft_graph, load_domain_context  # noqa: E402
-from sage_desk.core.sop.io import load_graph  # noqa: E402
+from sage_desk.core.errors import SageError
+from sage_desk.core.locations import resolve_domain_dir, shipped_domains
+from sage_desk.core.sop.diff import Agreement, agreement
+from sage_desk.core.sop.extract import DraftOptions, draft_graph, load_domain_context
+from sage_desk.core.sop.io import load_graph
 
 MODEL_ENV, API_BASE_ENV = "SAGE_DESK_BENCH_MODEL", "SAGE_DESK_BENCH_API_BASE"
 

@@ -27,10 +27,10 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fakes import FakeOpenAIServer, FakeReply, FakeToolCall  # noqa: E402
+from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
 
-from sage_desk.core.domain import load_domain  # noqa: E402
-from sage_desk.core.llm import LlmClient  # noqa: E402
+from sage_desk.core.domain import load_domain
+from sage_desk.core.llm import LlmClient
 
 DIRECT_TARGET_MS = 1.0
 PROFILE_LINES = 40

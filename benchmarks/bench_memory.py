@@ -29,7 +29,7 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from sage_desk.core.store import Store  # noqa: E402
+from sage_desk.core.store import Store
 
 AGENTS = ["baseline:oracle", "baseline:complier", "baseline:escalator"]
 SUITE = 162  # Northline's cases

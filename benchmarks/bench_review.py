@@ -29,12 +29,12 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from sqlalchemy import create_engine, insert, select  # noqa: E402
+from sqlalchemy import create_engine, insert, select
 
-from sage_desk.core.locations import sample_runs_dir  # noqa: E402
-from sage_desk.core.store import Store, summaries  # noqa: E402
-from sage_desk.core.store.browse import BrowseFilter  # noqa: E402
-from sage_desk.core.store.schema import ConversationRow, EventRow, OverrideRow, RunRow, VerdictRow, utcnow  # noqa: E402
+from sage_desk.core.locations import sample_runs_dir
+from sage_desk.core.store import Store, summaries
+from sage_desk.core.store.browse import BrowseFilter
+from sage_desk.core.store.schema import ConversationRow, EventRow, OverrideRow, RunRow, VerdictRow, utcnow
 
 CHUNK = 20_000
 RUN_ID = "r-bench-review"

@@ -17,11 +17,11 @@ import time
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from sage_desk.core.cases.suite import load_suite  # noqa: E402
-from sage_desk.core.domain import load_domain  # noqa: E402
-from sage_desk.core.engine.runner import Runner, RunSpec  # noqa: E402
-from sage_desk.core.scoring.batch import verdict_stored  # noqa: E402
-from sage_desk.core.store import Store  # noqa: E402
+from sage_desk.core.cases.suite import load_suite
+from sage_desk.core.domain import load_domain
+from sage_desk.core.engine.runner import Runner, RunSpec
+from sage_desk.core.scoring.batch import verdict_stored
+from sage_desk.core.store import Store
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from PySide6.QtCore import QElapsedTimer, QTimer  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QTimer
 
 FRAME_MS = 16
 TARGET_P99_MS, STALL_MS = 50.0, 200.0

@@ -41,7 +41,7 @@ def answer(conversation_id: str, messages: list[dict], tools: list[dict]) -> dic
 
 class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # send each answer at once (else small replies wait ~40 ms on delayed ACKs)
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:  # http.server's name
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         if TOKEN and self.headers.get("Authorization") != f"Bearer {TOKEN}":
             self.send_error(401, "wrong token")

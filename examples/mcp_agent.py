@@ -40,7 +40,7 @@ async def answer(messages: list[dict], tools_url: str) -> dict:
 
 class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # send each answer at once (else small replies wait ~40 ms on delayed ACKs)
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:  # http.server's name
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         body = json.dumps(asyncio.run(answer(request["messages"], request["tools_url"]))).encode()
         self.send_response(200)

@@ -43,7 +43,7 @@ def answer(messages: list[dict], tools: list[dict]) -> dict:
 
 class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # send each answer at once (else small replies wait ~40 ms on delayed ACKs)
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:  # http.server's name
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         message = answer(request["messages"], request.get("tools") or [])
         body = json.dumps({"id": "tiny-1", "object": "chat.completion", "model": request.get("model", "tiny"),

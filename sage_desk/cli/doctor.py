@@ -114,7 +114,7 @@ def run_checks(db_url: str | None = None) -> list[Check]:
     for step in steps:
         try:
             checks.append(step())
-        except Exception as exc:  # noqa: BLE001 - a check that crashes is itself the finding
+        except Exception as exc:  # a check that crashes is itself the finding
             checks.append(Check(getattr(step, "__name__", "check"), "fail", f"{type(exc).__name__}: {exc}",
                                 "please report this with the output of `sage-desk doctor`"))
     return checks
@@ -212,7 +212,7 @@ def check_fonts() -> Check:
         # The offscreen platform reads the same fontconfig fonts and needs no display. A full
         # QApplication, not a QGuiApplication: doctor may run inside the app's process (or a test's),
         # where a later QWidget needs one.
-        _app = QApplication([sys.argv[0], "-platform", "offscreen"])  # noqa: F841 (kept alive for the query)
+        _app = QApplication([sys.argv[0], "-platform", "offscreen"])  # kept alive for the query
     families = QFontDatabase.families()
     if not families:
         return Check("fonts", "fail", "no fonts found: every text would be drawn as empty boxes",
@@ -301,7 +301,7 @@ def _schema_check(shown: str, revision: str | None, head: str) -> Check:
 
     try:
         known = ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
-    except Exception:  # noqa: BLE001 - alembic raises several kinds for an unknown revision
+    except Exception:  # alembic raises several kinds for an unknown revision
         known = False
     if not known:
         return Check("database", "fail", f"{shown} has schema {revision}, written by a newer SAGE Desk",
@@ -339,7 +339,7 @@ def _read_probe(backend: object) -> str | None:
         try:
             backend.get_password("sage-desk", "SAGE_DESK_DOCTOR_PROBE")  # type: ignore[attr-defined]
             outcome.append(None)
-        except Exception as exc:  # noqa: BLE001 - any failure means keys cannot be read here
+        except Exception as exc:  # any failure means keys cannot be read here
             outcome.append(f"{type(exc).__name__}: {exc}")
 
     worker = threading.Thread(target=read, daemon=True, name="doctor-keyring")
@@ -358,7 +358,7 @@ def check_litellm() -> Check:
     started = time.perf_counter()
     try:
         litellm = load_litellm()
-    except Exception as exc:  # noqa: BLE001 - a broken install shows as any exception at import
+    except Exception as exc:  # a broken install shows as any exception at import
         return Check("litellm", "fail", f"does not import: {type(exc).__name__}: {exc}", "reinstall SAGE Desk")
     seconds = time.perf_counter() - started
     prices = len(getattr(litellm, "model_cost", {}) or {})

@@ -84,7 +84,7 @@ class FirstWindowReport(QObject):
         self.app = app
         window.installEventFilter(self)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt API
         if event.type() == QEvent.Type.Paint:
             watched.removeEventFilter(self)
             elapsed = seconds_since_process_start()

@@ -234,7 +234,7 @@ class MainWindow(QMainWindow):
             self._initial_graph_pending = False
             self.open_initial_graph()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt API
         super().resizeEvent(event)
         self.set_compact_navigation(event.size().width() < COMPACT_NAV_BELOW)
 
@@ -446,7 +446,7 @@ class MainWindow(QMainWindow):
                 widget.save_state(self.settings)
         self.settings.sync()
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
+    def closeEvent(self, event: QCloseEvent) -> None:  # Qt API
         for widget in self.screens.built.values():
             if hasattr(widget, "can_close") and not widget.can_close():
                 event.ignore()

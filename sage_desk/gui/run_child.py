@@ -77,10 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         progress = asyncio.run(runner.execute(run_id))
         writer(progress, force=True)
         return 0
-    except Exception as exc:  # noqa: BLE001 - told to the app in one line; the run is marked failed (resumable)
+    except Exception as exc:  # told to the app in one line; the run is marked failed (resumable)
         try:
             store.set_run_status(run_id, RunStatus.FAILED)
-        except Exception:  # noqa: BLE001 - the first error is the one worth reporting
+        except Exception:  # the first error is the one worth reporting
             pass
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         print(f"{type(exc).__name__}: {first}", file=sys.stderr, flush=True)

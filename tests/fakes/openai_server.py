@@ -210,7 +210,7 @@ class FakeOpenAIServer:
             return _json(status, {"error": {"message": f"{message} (fake)", "type": kind, "code": kind}})
         try:
             completion = self._completion(body, malformed=fault == "malformed")
-        except Exception as exc:  # noqa: BLE001 - a broken script is reported, and recorded for the test
+        except Exception as exc:  # a broken script is reported, and recorded for the test
             self.errors.append(f"{type(exc).__name__}: {exc}")
             return _json(500, {"error": {"message": f"fake script failed: {exc}", "type": "server_error"}})
         return _json(200, completion)

@@ -6,13 +6,13 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from pathlib import Path  # noqa: E402
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 from gui_helpers import dispose
 
-from sage_desk.core.sop.io import dump_graph  # noqa: E402
-from sage_desk.core.sop.model import Edge, FieldSource, FieldSpec, Graph, Node, NodeKind  # noqa: E402
+from sage_desk.core.sop.io import dump_graph
+from sage_desk.core.sop.model import Edge, FieldSource, FieldSpec, Graph, Node, NodeKind
 
 DOMAIN_YAML = """name: shop
 intent_field: Demand

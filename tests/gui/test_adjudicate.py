@@ -16,13 +16,13 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "review"))
 
-from team_data import CRITERION, JUDGE, kappa_labels, make_run  # noqa: E402
+from team_data import CRITERION, JUDGE, kappa_labels, make_run
 
-from sage_desk.core.reviewers import reviewer_name, set_reviewer_name  # noqa: E402
-from sage_desk.core.store import Store  # noqa: E402
-from sage_desk.core.store.reviews import NewOverride  # noqa: E402
-from sage_desk.gui.calibration import CalibrationScreen  # noqa: E402
-from sage_desk.gui.common.workspace import Workspace  # noqa: E402
+from sage_desk.core.reviewers import reviewer_name, set_reviewer_name
+from sage_desk.core.store import Store
+from sage_desk.core.store.reviews import NewOverride
+from sage_desk.gui.calibration import CalibrationScreen
+from sage_desk.gui.common.workspace import Workspace
 
 
 @pytest.fixture

@@ -51,7 +51,7 @@ def locked_db(tmp_path: Path):
     path = tmp_path / "team.db"
     path.write_bytes(b"\x00" * 4096)  # its name says nothing of its type: the stock dialog reads it
     (tmp_path / "notes.txt").write_text("x")
-    handle = open(path, "rb+")  # noqa: SIM115 - held for the test, as the store's connection holds its file
+    handle = open(path, "rb+")  # held for the test, as the store's connection holds its file
     fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, LOCKED_BYTE)
     assert _lock_is_held(path)
     yield path

@@ -29,7 +29,7 @@ from sage_desk.core.store import Store
 from sage_desk.core.store.schema import ConversationRow, RunRow, table_of
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "review"))
-from team_data import make_run  # noqa: E402
+from team_data import make_run
 
 MODES = ["cold_tone", "wrong_refund_amount", "missed_escalation"]
 

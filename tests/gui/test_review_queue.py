@@ -19,13 +19,13 @@ from sqlalchemy import select
 sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "review"))
 
 from gui_helpers import open_review
-from team_data import CRITERION, JUDGE, make_run  # noqa: E402
+from team_data import CRITERION, JUDGE, make_run
 
-from sage_desk.core.reviewers import set_reviewer_name  # noqa: E402
-from sage_desk.core.store import Store  # noqa: E402
-from sage_desk.core.store.queues import create_queue, progress  # noqa: E402
-from sage_desk.core.store.schema import QueueMarkRow  # noqa: E402
-from sage_desk.gui.review.blind import HIDDEN, HIDDEN_SHORT  # noqa: E402
+from sage_desk.core.reviewers import set_reviewer_name
+from sage_desk.core.store import Store
+from sage_desk.core.store.queues import create_queue, progress
+from sage_desk.core.store.schema import QueueMarkRow
+from sage_desk.gui.review.blind import HIDDEN, HIDDEN_SHORT
 
 RESOLUTION = "judge.resolution_quality"
 

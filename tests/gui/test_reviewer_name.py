@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QApplication
 sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "review"))
 
 from gui_helpers import open_review
-from team_data import CRITERION, JUDGE, make_run  # noqa: E402
+from team_data import CRITERION, JUDGE, make_run
 
-from sage_desk.core.reviewers import reviewer_name, set_reviewer_name  # noqa: E402
-from sage_desk.core.store import Store  # noqa: E402
-from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, reviewer_action  # noqa: E402
+from sage_desk.core.reviewers import reviewer_name, set_reviewer_name
+from sage_desk.core.store import Store
+from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, reviewer_action
 
 
 @pytest.fixture

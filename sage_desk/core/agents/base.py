@@ -115,7 +115,7 @@ class Baseline:
 
 
 def _shipped_baselines() -> None:
-    import sage_desk.core.agents.baselines  # noqa: F401  (registers the shipped baselines)
+    import sage_desk.core.agents.baselines  # registers the shipped baselines
     import sage_desk.core.agents.imperfect  # noqa: F401
 
 

@@ -35,7 +35,7 @@ def load_factory(spec: str) -> Callable[[], Any]:
         sys.path.insert(0, os.getcwd())  # the user's own folder, as `python -m` would see it
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - the user's module: any failure is said in one line
+    except Exception as exc:  # the user's module: any failure is said in one line
         raise AgentNameError(f"agent {spec}: cannot import {module_name} ({type(exc).__name__}: {exc})") from None
     factory = getattr(module, attr, None)
     if not callable(factory):
@@ -52,7 +52,7 @@ class PythonAgent:
         factory = load_factory(spec)
         try:
             self.impl = factory()
-        except Exception as exc:  # noqa: BLE001 - the user's code
+        except Exception as exc:  # the user's code
             raise AgentError(spec, f"its factory raised {type(exc).__name__}: {exc}") from None
         respond = getattr(self.impl, "respond", None)
         if respond is None or not inspect.iscoroutinefunction(respond):
@@ -66,7 +66,7 @@ class PythonAgent:
         messages, tools = copy.deepcopy(view.messages), copy.deepcopy(view.bundle.tool_schemas())
         try:
             reply = await self.impl.respond(messages, tools)
-        except Exception as exc:  # noqa: BLE001 - the user's code: this conversation errors, the run goes on
+        except Exception as exc:  # the user's code: this conversation errors, the run goes on
             raise AgentError(self.name, f"respond raised {type(exc).__name__}: {exc}") from None
         text, calls = action_of_reply(self.name, reply, view.bundle)
         return AgentAction(text=text, tool_calls=calls)

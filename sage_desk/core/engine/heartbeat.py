@@ -35,7 +35,7 @@ class Heartbeat:
                 if not self._beat():
                     self.lost.set()
                     return
-            except Exception as exc:  # noqa: BLE001 - a locked or unreachable database: beat again next time
+            except Exception as exc:  # a locked or unreachable database: beat again next time
                 log.warning("could not refresh the run's heartbeat: %s", str(exc).splitlines()[0][:200])
 
     def stop(self) -> None:

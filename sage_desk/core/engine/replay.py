@@ -185,7 +185,7 @@ async def replay(conversation_id: str, case: Case, bundle: DomainBundle, events:
         start = len(convo.events)
         try:
             await _agent_turn(convo, make())
-        except Exception as exc:  # noqa: BLE001 - a failed sample is counted as such, the others go on
+        except Exception as exc:  # a failed sample is counted as such, the others go on
             result.errors.append(f"{type(exc).__name__}: {exc}")
         else:
             result.samples.append(action_of(convo.events[start:]))

@@ -334,7 +334,7 @@ class Runner:
         """Stop owning the run; a database that refuses even that leaves a row nobody beats, taken over later."""
         try:
             self.store.release_owner(owner_id)
-        except Exception as exc:  # noqa: BLE001 - never hide why the run stopped behind this
+        except Exception as exc:  # never hide why the run stopped behind this
             log.warning("could not remove this process from the run's owners (%s); it is taken over once its "
                         "heartbeat is stale", str(exc).splitlines()[0][:200])
 
@@ -410,7 +410,7 @@ class Runner:
             if taken:
                 try:
                     self.store.update_run_config(run_id, "endpoints", lambda old: balance.merge_stats(old, taken))
-                except Exception as exc:  # noqa: BLE001 - figures only: never hide why the run stopped behind them
+                except Exception as exc:  # figures only: never hide why the run stopped behind them
                     log.warning("could not record the endpoints' figures: %s", str(exc).splitlines()[0][:200])
 
     def _sharded(self, todo: int) -> bool:
@@ -490,7 +490,7 @@ class Runner:
                     if self._cancel.is_set():
                         return  # the row stays as stored (pending), for a resume
                     await one(row)
-                except Exception as exc:  # noqa: BLE001 - raised once every lane has stopped, as before
+                except Exception as exc:  # raised once every lane has stopped, as before
                     failures.append(exc)
 
         self._tasks = [asyncio.ensure_future(lane()) for _ in range(max(1, concurrency))]
@@ -510,11 +510,11 @@ class Runner:
         failures: list[Exception] = []
         try:
             await flusher  # lets a write on its way finish; re-raises what stopped the writes, if anything did
-        except Exception as exc:  # noqa: BLE001 - reported below, once
+        except Exception as exc:  # reported below, once
             failures.append(exc)
         try:
             writer.close()
-        except Exception as exc:  # noqa: BLE001 - reported below, once
+        except Exception as exc:  # reported below, once
             failures.append(exc)
         if failures:
             first = failures[0]
@@ -562,7 +562,7 @@ class Runner:
         if post is not None and reason != TerminationReason.ERROR:
             try:
                 await post(row.id, case, bundle, outcome)
-            except Exception as exc:  # noqa: BLE001 - a rule or judge bug: this conversation errors, the run goes on
+            except Exception as exc:  # a rule or judge bug: this conversation errors, the run goes on
                 reason, error = TerminationReason.ERROR, f"its verdicts failed: {type(exc).__name__}: {exc}"
         recorder.finish(row.id, reason, error, events=outcome.events)  # with the verdicts held for it (batch.py)
         self._count(outcome, errored=reason == TerminationReason.ERROR)
@@ -578,7 +578,7 @@ class Runner:
         recorder.hold_verdicts(row.id)
         try:
             await post(row.id, case, bundle, outcome)
-        except Exception as exc:  # noqa: BLE001 - it stays finished and unjudged, and the run's tally says so
+        except Exception as exc:  # it stays finished and unjudged, and the run's tally says so
             log.error("%s: judging it again failed: %s: %s", row.id, type(exc).__name__, exc)
         else:
             recorder.finish(row.id, outcome.reason, row.error, events=events)

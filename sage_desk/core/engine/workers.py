@@ -211,7 +211,7 @@ class WorkerPool:
                 for reader in ready:
                     try:
                         item = reader.recv()
-                    except Exception as exc:  # noqa: BLE001 - EOF, or a message cut off by a kill
+                    except Exception as exc:  # EOF, or a message cut off by a kill
                         log.debug("%s ended without saying goodbye: %r", pipes[reader].name, exc)
                         item = None  # its unfinished rows stay unfinished, for --resume
                     if item is None:

@@ -207,7 +207,7 @@ class LlmClient:
             try:
                 async with self._semaphore(key):
                     response = await (self._on_endpoint(urls, call, litellm) if urls else call(None))
-            except Exception as exc:  # noqa: BLE001 - classified below; nothing is swallowed
+            except Exception as exc:  # classified below; nothing is swallowed
                 retryable, status = is_retryable(exc, litellm)
                 if not retryable or attempt == max_retries:
                     raise self._error(exc, model, api_key, retryable, status, attempt + 1) from None

@@ -67,7 +67,7 @@ def call_cost(litellm: Any, model: str, response: Any, prompt_tokens: int, compl
         return 0.0  # nobody priced it: litellm would only raise after a costly lookup
     try:
         return float(litellm.completion_cost(completion_response=response, model=model) or 0.0)
-    except Exception:  # noqa: BLE001 - litellm raises assorted errors for an unmapped model
+    except Exception:  # litellm raises assorted errors for an unmapped model
         return 0.0
 
 

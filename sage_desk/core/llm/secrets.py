@@ -104,7 +104,7 @@ def keyring_status() -> tuple[bool, str]:
     """(whether keys can be saved here, a sentence naming the backend or what is missing)."""
     try:
         backend = _keyring().get_keyring()
-    except Exception as exc:  # noqa: BLE001 - a broken backend is reported, not raised
+    except Exception as exc:  # a broken backend is reported, not raised
         return False, f"the system keyring could not be opened: {exc}"
     name = f"{type(backend).__module__.removeprefix('keyring.backends.')}.{type(backend).__name__}"
     if _is_unusable(backend):
@@ -125,7 +125,7 @@ def stored_key(env_var: str) -> str | None:
     keyring = _keyring()
     try:
         backend = keyring.get_keyring()
-    except Exception:  # noqa: BLE001 - no keyring means no stored key; the environment still works
+    except Exception:  # no keyring means no stored key; the environment still works
         return None
     slot = (backend, env_var)
     with _lock:
@@ -133,7 +133,7 @@ def stored_key(env_var: str) -> str | None:
             return _cache[slot]
     try:
         value = backend.get_password(SERVICE, env_var) or None
-    except Exception:  # noqa: BLE001 - a locked or absent keyring reads as "no key"
+    except Exception:  # a locked or absent keyring reads as "no key"
         value = None
     with _lock:
         _cache[slot] = value
@@ -153,7 +153,7 @@ def save_key(env_var: str, value: str) -> None:
     keyring = _keyring()
     try:
         keyring.set_password(SERVICE, env_var, value)
-    except Exception as exc:  # noqa: BLE001 - reported with the variable's name, never the key
+    except Exception as exc:  # reported with the variable's name, never the key
         raise SecretsError(f"the keyring refused to save {env_var}: {type(exc).__name__}") from None
     _forget(env_var)
 
@@ -167,7 +167,7 @@ def delete_key(env_var: str) -> bool:
         removed = True
     except PasswordDeleteError:
         removed = False
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise SecretsError(f"the keyring refused to remove {env_var}: {type(exc).__name__}") from None
     finally:
         _forget(env_var)

@@ -28,7 +28,7 @@ RuleFn = Callable[["RuleContext"], list[Verdict]]
 
 
 def _shipped_families() -> None:
-    import sage_desk.core.rules.families  # noqa: F401  (registers the shipped families)
+    import sage_desk.core.rules.families  # registers the shipped families
     import sage_desk.core.rules.procedure  # noqa: F401  (after them: the procedure family's verdicts come last)
 
 

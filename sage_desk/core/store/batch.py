@@ -267,7 +267,7 @@ class BatchWriter:
             batch = _without(batch, self._lost)  # a lost conversation stays as recorded: errored
         try:
             self.store.write_batch(batch)
-        except Exception as exc:  # noqa: BLE001 - the database refused the batch; find the write at fault
+        except Exception as exc:  # the database refused the batch; find the write at fault
             if is_transient(exc):
                 raise  # locked past the retry window: no write is at fault, and one by one would wait as long each
             log.warning("a batch of %d writes was refused (%s: %s); applying them one conversation at a time",
@@ -278,7 +278,7 @@ class BatchWriter:
         for cid, part in _split(batch).items():
             try:
                 self.store.write_batch(part)
-            except Exception as exc:  # noqa: BLE001 - recorded on the conversation, never dropped silently
+            except Exception as exc:  # recorded on the conversation, never dropped silently
                 if is_transient(exc):
                     raise
                 self._lost.add(cid)

@@ -40,7 +40,7 @@ class ItemSpill:
     a write the database refused for a moment is tried again from the start)."""
 
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile(mode="w+b")  # noqa: SIM115 - closed by close()
+        self._file = tempfile.TemporaryFile(mode="w+b")  # closed by close()
         self.count = 0
 
     def add(self, item: ImportItem) -> None:

@@ -71,10 +71,10 @@ class RecordTable(QAbstractTableModel, Generic[Row]):
         self.rows = list(rows)
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.columns)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -94,7 +94,7 @@ class RecordTable(QAbstractTableModel, Generic[Row]):
         """Colours and tooltips of a cell, for subclasses."""
         return None
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt API)
+    def headerData(self, section: int, orientation: Qt.Orientation,  # Qt API
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
             return None

@@ -53,7 +53,7 @@ class AsyncThread(QThread):
             result = asyncio.run(self._main())
         except self.cancelled_errors:
             self.ended.emit(Outcome(cancelled=True))
-        except BaseException as exc:  # noqa: BLE001 - handed to the GUI, which shows it
+        except BaseException as exc:  # handed to the GUI, which shows it
             self.ended.emit(Outcome(error=exc))
         else:
             self.ended.emit(Outcome(result=result))

@@ -20,13 +20,13 @@ from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QWidget
 class NameOnlyIconProvider(QFileIconProvider):
     """Icons and type names from a file's name and kind, never from its contents."""
 
-    def icon(self, what: Any) -> QIcon:  # noqa: D102 - Qt's overloads: an IconType or a QFileInfo
+    def icon(self, what: Any) -> QIcon:  # Qt's overloads: an IconType or a QFileInfo
         if not isinstance(what, QFileInfo):
             return super().icon(what)
         kind = QFileIconProvider.IconType.Folder if what.isDir() else QFileIconProvider.IconType.File
         return super().icon(kind)
 
-    def type(self, info: QFileInfo) -> str:  # noqa: D102
+    def type(self, info: QFileInfo) -> str:
         if info.isDir():
             return "Folder"
         suffix = info.suffix()

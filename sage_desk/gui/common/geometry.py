@@ -99,7 +99,7 @@ def keep_on_screen(window: QWidget, available: QRect | None = None) -> None:
 class ScreenFitter(QObject):
     """An application event filter: every top-level window (main window, dialog, message box) is kept on screen when shown."""
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt API
         if event.type() == QEvent.Type.Show and isinstance(watched, QWidget) and watched.isWindow():
             if watched.windowType() not in IGNORED_WINDOW_TYPES:
                 keep_on_screen(watched)

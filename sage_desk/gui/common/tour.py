@@ -204,7 +204,7 @@ class TourCard(QWidget):
         self.finished.emit()
         self.close()
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt API
         key = event.key()
         if key == Qt.Key.Key_Escape:
             self.finish()
@@ -217,7 +217,7 @@ class TourCard(QWidget):
 
     # --- placing and drawing ------------------------------------------------------------------
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt API
         if watched is self.window_ and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
             self._place()
         elif event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and self._walks_on(watched, event):
@@ -251,7 +251,7 @@ class TourCard(QWidget):
         self.move(max(area.left(), x), max(area.top() + MARGIN, y))
         self._arrow_y = None
 
-    def paintEvent(self, _event) -> None:  # noqa: N802 (Qt API)
+    def paintEvent(self, _event) -> None:  # Qt API
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         body = QRectF(self.rect()).adjusted(ARROW + 0.5, 0.5, -0.5, -0.5)

@@ -113,7 +113,7 @@ class StoreScreen:
         """Read the screen's data again from the store."""
         raise NotImplementedError
 
-    def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
+    def showEvent(self, event: Any) -> None:  # Qt API
         super().showEvent(event)  # type: ignore[misc]
         if self.store is None:
             self._open_store()

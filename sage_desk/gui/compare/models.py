@@ -27,13 +27,13 @@ class _RowsModel(QAbstractTableModel):
         self.rows = list(rows)
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt API)
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt API)
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.headers)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.headers):
             return self.headers[section]
         return None

@@ -58,7 +58,7 @@ class CompareThread(QThread):
     def run(self) -> None:  # the thread's body: reads only, never touches a widget
         try:
             data = compare_runs(self.store, self.run_a, self.run_b)
-        except Exception as exc:  # noqa: BLE001 - handed to the GUI, which reports it
+        except Exception as exc:  # handed to the GUI, which reports it
             self.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
         else:
             self.compared.emit(self.generation, data)

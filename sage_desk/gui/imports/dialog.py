@@ -335,7 +335,7 @@ class ImportDialog(QDialog):
         if self._worker is not None and self.is_importing():
             self._worker.wait()
 
-    def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def closeEvent(self, event) -> None:  # Qt API
         self._wait()
         super().closeEvent(event)
 

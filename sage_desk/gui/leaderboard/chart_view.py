@@ -49,14 +49,14 @@ def save_png(svg: str, path: str | Path, scale: float = PNG_SCALE) -> Path:
 class AspectSvgWidget(QSvgWidget):
     """A QSvgWidget whose height follows its width, so charts never squash."""
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt API)
+    def hasHeightForWidth(self) -> bool:  # Qt API
         return True
 
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt API)
+    def heightForWidth(self, width: int) -> int:  # Qt API
         size = self.renderer().defaultSize()
         return int(width * size.height() / size.width()) if size.width() else 0
 
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+    def sizeHint(self) -> QSize:  # Qt API
         size = self.renderer().defaultSize()
         return QSize(480, self.heightForWidth(480)) if size.width() else QSize(480, 240)
 

@@ -41,7 +41,7 @@ class MetricsThread(QThread):
     def run(self) -> None:  # the thread's body: reads only, never touches a widget
         try:
             results = {run_id: results_for_runs(self.store, [run_id]) for run_id in self.run_ids}
-        except Exception as exc:  # noqa: BLE001 - handed to the GUI, which reports it
+        except Exception as exc:  # handed to the GUI, which reports it
             self.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
         else:
             self.loaded.emit(self.generation, results)

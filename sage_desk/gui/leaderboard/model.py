@@ -41,10 +41,10 @@ class LeaderboardModel(QAbstractTableModel):
         self.sorted_by = None
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.columns)
 
     def column_of(self, key: str) -> int:
@@ -78,7 +78,7 @@ class LeaderboardModel(QAbstractTableModel):
             return QBrush(QColor(BAND_COLOURS[band]))
         return None
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt API)
+    def headerData(self, section: int, orientation: Qt.Orientation,  # Qt API
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Vertical:
             # the model's name, in the row header: it stays in view however far the metrics scroll

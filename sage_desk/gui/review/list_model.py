@@ -180,10 +180,10 @@ class ConversationListModel(QAbstractTableModel):
 
     # --- Qt model API -----------------------------------------------------------------------
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(COLUMNS)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -198,7 +198,7 @@ class ConversationListModel(QAbstractTableModel):
             return self.table.ids[row]
         return self._plain(row, key, role)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt API)
+    def headerData(self, section: int, orientation: Qt.Orientation,  # Qt API
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None

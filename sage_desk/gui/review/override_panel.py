@@ -42,7 +42,7 @@ def default_author() -> str:
 class _TagMenu(QMenu):
     """A menu of checkable tags that stays open while the reviewer ticks several."""
 
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # Qt API
         action = self.activeAction()
         if action is not None and action.isCheckable() and action.isEnabled():
             action.trigger()

@@ -81,7 +81,7 @@ class PaneGroup(QStackedWidget):
             if tabs.indexOf(widget) >= 0:
                 tabs.setCurrentWidget(widget)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt API
         super().resizeEvent(event)
         size = event.size()
         extent = size.height() if self.orientation == Qt.Orientation.Vertical else size.width()

@@ -51,19 +51,19 @@ class RouteScene(GraphScene):
             item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable, False)
             item.setAcceptHoverEvents(False)
 
-    def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def mousePressEvent(self, event) -> None:  # Qt API
         QGraphicsScene.mousePressEvent(self, event)
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def mouseMoveEvent(self, event) -> None:  # Qt API
         QGraphicsScene.mouseMoveEvent(self, event)
 
-    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def mouseReleaseEvent(self, event) -> None:  # Qt API
         QGraphicsScene.mouseReleaseEvent(self, event)
 
-    def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def dragEnterEvent(self, event) -> None:  # Qt API
         event.ignore()
 
-    def dropEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def dropEvent(self, event) -> None:  # Qt API
         event.ignore()
 
     def show_trace(self, trace: PathTrace) -> None:
@@ -251,6 +251,6 @@ class PathView(QWidget):
             old.disconnect_document()
             old.deleteLater()
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def resizeEvent(self, event) -> None:  # Qt API
         super().resizeEvent(event)
         self.fit_routes()

@@ -297,7 +297,7 @@ class ReplayDialog(QDialog):
         self.stop()
         super().reject()
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event: QCloseEvent) -> None:  # Qt's name
         self.stop()
         super().closeEvent(event)
 

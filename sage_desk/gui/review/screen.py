@@ -93,6 +93,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         self._verdicts_dirty = False  # another screen changed this run's verdicts: read it even if its counts stand
         self._seen_run: tuple | None = None
         self._wanted_run: str | None = None  # the last session's run, chosen once the runs are read
+        self._wanted_queue: str | None = None  # the last session's queue, entered once the queues are read
         self._sized = False  # the splitters have their first sizes (or the last session's)
         self._list_fits_screen = True  # the list's width follows the screen's until the reviewer drags it
         self.compare_dialog: CompareDialog | None = None  # the last one opened (compare.open_compare)
@@ -234,7 +235,7 @@ class ReviewScreen(OverrideLoop, QWidget):
 
     # --- opening and reading ----------------------------------------------------------------
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
+    def showEvent(self, event: QShowEvent) -> None:  # Qt API
         super().showEvent(event)
         if not self._sized:
             self._sized = True
@@ -244,7 +245,7 @@ class ReviewScreen(OverrideLoop, QWidget):
         elif self._stale:
             self.refresh(force=False)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt API
         super().resizeEvent(event)
         if self._sized and self._list_fits_screen:
             self._fit_list_to_screen()
@@ -298,6 +299,9 @@ class ReviewScreen(OverrideLoop, QWidget):
         self.empty.setVisible(not runs)
         self.splitters["main"].setVisible(bool(runs))
         self.queue.list_queues()
+        wanted, self._wanted_queue = self._wanted_queue, None
+        if wanted and self.queue.reenter(wanted):
+            return
         if self.queue.active:  # the list is the queue's: read it again (or just its progress, unless forced)
             self.queue.reload() if force else self.queue.update_progress()
             return
@@ -508,7 +512,7 @@ class ReviewScreen(OverrideLoop, QWidget):
             width = getattr(self, "_list_width", list_width(self.list, every=False))
             main.setSizes([width, max(sizes[1] - width, 0)])
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt API
         if event.type() == QEvent.Type.Resize and watched is self.verdicts:
             fit_verdict_columns(self.verdicts)
         if event.type() == QEvent.Type.Resize and watched is self.list:

@@ -235,11 +235,11 @@ class SlotsPanel(QWidget):
             line.addStretch(1)
             self.flow.addLayout(line)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt API
         super().resizeEvent(event)
         self._place()
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt API
         if event.type() == QEvent.Type.Wheel and watched in self.combos.values():
             event.ignore()  # the wheel scrolls what is under the panel instead
             return True

@@ -133,7 +133,7 @@ class TranscriptView(QTextBrowser):
 
     # --- replay from here --------------------------------------------------------------------
 
-    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt's name
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # Qt's name
         self.context_menu(event.pos()).exec(event.globalPos())
 
     def context_menu(self, pos: QPoint) -> QMenu:

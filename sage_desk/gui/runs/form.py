@@ -501,7 +501,7 @@ class RunForm(QWidget):
                     .replace("--agent-header", "Agent header").replace("--tools-server", "Tools server")]
         return []
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
+    def showEvent(self, event: QShowEvent) -> None:  # Qt API
         super().showEvent(event)
         if not self._shown:
             self._shown = True

@@ -66,13 +66,13 @@ class RunsModel(QAbstractTableModel):
         """The row of a run, or -1."""
         return next((i for i, r in enumerate(self.runs) if r.id == run_id), -1)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.runs)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
             return COLUMNS[section]
         return None

@@ -199,7 +199,7 @@ class RunsScreen(QWidget):
         """The workspace's database (opened on first use)."""
         return self.workspace.store()
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
+    def showEvent(self, event: QShowEvent) -> None:  # Qt API
         super().showEvent(event)
         if self._stale:
             self.refresh()
@@ -397,7 +397,7 @@ class RunsScreen(QWidget):
 
         try:
             reasons = error_reasons(self.store(), outcome.run_id)
-        except Exception:  # noqa: BLE001 - the reasons are a courtesy; the figures above are already shown
+        except Exception:  # the reasons are a courtesy; the figures above are already shown
             return ""
         lines = [f"{count}× {reason}" for reason, count in reasons[:shown]]
         if len(reasons) > shown:

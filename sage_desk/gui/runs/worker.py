@@ -106,7 +106,7 @@ class RunThread(QThread):
     def run(self) -> None:  # the thread's body
         try:
             progress = asyncio.run(self.runner.execute(self.run_id))
-        except BaseException as exc:  # noqa: BLE001 - handed to the GUI, which reports it
+        except BaseException as exc:  # handed to the GUI, which reports it
             self._mark_failed()
             self.ended.emit(RunOutcome(self.run_id, self._snapshot(), error=exc))
             return
@@ -127,7 +127,7 @@ class RunThread(QThread):
     def _mark_failed(self) -> None:
         try:
             self.store.set_run_status(self.run_id, RunStatus.FAILED)
-        except Exception:  # noqa: BLE001 - the original error is the one worth reporting
+        except Exception:  # the original error is the one worth reporting
             pass
 
 
@@ -198,7 +198,7 @@ class RunProcess(QObject):
         if self.process.state() != QProcess.ProcessState.NotRunning:
             self.process.write(b"cancel\n")
 
-    def isRunning(self) -> bool:  # noqa: N802 (QThread's name, which the screen also calls)
+    def isRunning(self) -> bool:  # QThread's name, which the screen also calls
         """Whether the child still plays."""
         return self.process.state() != QProcess.ProcessState.NotRunning
 
@@ -255,5 +255,5 @@ class RunProcess(QObject):
         try:
             if self.store.get_run(self.run_id).status == RunStatus.RUNNING:
                 self.store.set_run_status(self.run_id, RunStatus.FAILED)
-        except Exception:  # noqa: BLE001 - the original error is the one worth reporting
+        except Exception:  # the original error is the one worth reporting
             pass

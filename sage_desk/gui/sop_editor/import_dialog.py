@@ -257,7 +257,7 @@ class ImportProseDialog(QDialog):
             return
         super().reject()
 
-    def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def closeEvent(self, event) -> None:  # Qt API
         if self._worker is not None and self.is_drafting():
             self._worker.cancel()
             self._worker.wait(10_000)

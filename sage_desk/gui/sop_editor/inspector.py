@@ -36,7 +36,7 @@ class CommitTextEdit(QPlainTextEdit):
 
     committed = Signal(str)
 
-    def focusOutEvent(self, event: QFocusEvent) -> None:  # noqa: N802 (Qt API)
+    def focusOutEvent(self, event: QFocusEvent) -> None:  # Qt API
         super().focusOutEvent(event)
         self.committed.emit(self.toPlainText())
 

@@ -67,7 +67,7 @@ class Minimap(QGraphicsView):
         self.setMinimumSize(96, DOCKED_HEIGHT)
         self.setMaximumSize(16_777_215, DOCKED_HEIGHT)
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def resizeEvent(self, event) -> None:  # Qt API
         super().resizeEvent(event)
         if self.docked:
             self._refit_timer.start()
@@ -88,7 +88,7 @@ class Minimap(QGraphicsView):
         self.setVisible(not rect.isEmpty() and not visible.contains(rect))
         self.viewport().update()
 
-    def drawForeground(self, painter: QPainter, _rect: QRectF | QRect) -> None:  # noqa: N802 (Qt API)
+    def drawForeground(self, painter: QPainter, _rect: QRectF | QRect) -> None:  # Qt API
         visible = self.main.mapToScene(self.main.viewport().rect()).boundingRect()
         pen = QPen(OUTLINE, 2)
         pen.setCosmetic(True)
@@ -96,17 +96,17 @@ class Minimap(QGraphicsView):
         painter.setBrush(QColor(124, 58, 237, 28))
         painter.drawRect(visible)
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # Qt API
         self.main.centerOn(self.mapToScene(event.position().toPoint()))
         event.accept()
 
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # Qt API
         if event.buttons() & Qt.MouseButton.LeftButton:
             self.main.centerOn(self.mapToScene(event.position().toPoint()))
         event.accept()
 
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # Qt API
         event.accept()
 
-    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def wheelEvent(self, event) -> None:  # Qt API
         event.ignore()

@@ -59,11 +59,11 @@ class Palette(QListWidget):
             self.addItem(item)
         self.itemActivated.connect(lambda item: self.add_requested.emit(item.data(Qt.ItemDataRole.UserRole)))
 
-    def mimeTypes(self) -> list[str]:  # noqa: N802 (Qt API)
+    def mimeTypes(self) -> list[str]:  # Qt API
         return [NODE_KIND_MIME]
 
-    def mimeData(self, items) -> QMimeData:  # noqa: N802 (Qt API)
+    def mimeData(self, items) -> QMimeData:  # Qt API
         return node_kind_mime(NodeKind(items[0].data(Qt.ItemDataRole.UserRole)))
 
-    def sizeHint(self) -> QSize:  # noqa: D102
+    def sizeHint(self) -> QSize:
         return QSize(150, 220)

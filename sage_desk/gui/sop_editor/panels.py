@@ -28,13 +28,13 @@ class RowsModel(QAbstractTableModel):
         self.rows = list(rows)
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(self.headers)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.headers):
             return None
         if role == Qt.ItemDataRole.DisplayRole:

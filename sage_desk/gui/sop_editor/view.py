@@ -87,7 +87,7 @@ class GraphView(QGraphicsView):
                 self.centerOn(rect.center())
         self.minimap.place()
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def resizeEvent(self, event) -> None:  # Qt API
         super().resizeEvent(event)
         self.minimap.place()
 
@@ -97,7 +97,7 @@ class GraphView(QGraphicsView):
         if item is not None:
             self.ensureVisible(item, 80, 80)
 
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt API)
+    def wheelEvent(self, event: QWheelEvent) -> None:  # Qt API
         if event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.AltModifier):
             super().wheelEvent(event)  # scroll sideways/vertically like any list
             return
@@ -108,19 +108,19 @@ class GraphView(QGraphicsView):
 
     # --- panning ----------------------------------------------------------------------------
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def keyPressEvent(self, event) -> None:  # Qt API
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space_down = True
             self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
         super().keyPressEvent(event)
 
-    def keyReleaseEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def keyReleaseEvent(self, event) -> None:  # Qt API
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space_down = False
             self.viewport().unsetCursor()
         super().keyReleaseEvent(event)
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # Qt API
         if event.button() == Qt.MouseButton.MiddleButton or (self._space_down and event.button() == Qt.MouseButton.LeftButton):
             self._pan_from = event.position().toPoint()
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
@@ -128,7 +128,7 @@ class GraphView(QGraphicsView):
             return
         super().mousePressEvent(event)
 
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # Qt API
         if self._pan_from is not None:
             point = event.position().toPoint()
             self.pan_by(point.x() - self._pan_from.x(), point.y() - self._pan_from.y())
@@ -137,7 +137,7 @@ class GraphView(QGraphicsView):
             return
         super().mouseMoveEvent(event)
 
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # Qt API
         if self._pan_from is not None:
             self._pan_from = None
             self.viewport().unsetCursor()

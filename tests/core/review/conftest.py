@@ -10,9 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from team_data import make_run  # noqa: E402
+from team_data import make_run
 
-from sage_desk.core.store import Store  # noqa: E402
+from sage_desk.core.store import Store
 
 
 @pytest.fixture

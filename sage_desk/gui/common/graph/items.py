@@ -174,7 +174,7 @@ class NodeItem(QGraphicsObject):
         delta = self.mapFromScene(scene_pos) - self.port_pos()
         return math.hypot(delta.x(), delta.y()) <= PORT_RADIUS + 4
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+    def boundingRect(self) -> QRectF:  # Qt API
         body = self.body_rect().adjusted(-12, -14, 14, PORT_RADIUS + 6)
         title_h = 2 * TITLE_MAX_PX * 1.3  # the short title's room when zoomed out (two lines at their largest)
         return body.united(QRectF(-TITLE_WIDTH / 2 - 4, -title_h / 2, TITLE_WIDTH + 8, title_h))
@@ -285,17 +285,17 @@ class NodeItem(QGraphicsObject):
 
     # --- interaction ------------------------------------------------------------------------
 
-    def hoverEnterEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def hoverEnterEvent(self, event) -> None:  # Qt API
         self._hover = True
         self.update()
         super().hoverEnterEvent(event)
 
-    def hoverLeaveEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def hoverLeaveEvent(self, event) -> None:  # Qt API
         self._hover = False
         self.update()
         super().hoverLeaveEvent(event)
 
-    def itemChange(self, change, value):  # noqa: N802 (Qt API)
+    def itemChange(self, change, value):  # Qt API
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
             for edge in self.edges:
                 edge.adjust()
@@ -363,7 +363,7 @@ class EdgeItem(QGraphicsPathItem):
             self.highlighted, self.dimmed = highlighted, dimmed
             self.update()
 
-    def itemChange(self, change, value):  # noqa: N802 (Qt API)
+    def itemChange(self, change, value):  # Qt API
         if change == QGraphicsItem.GraphicsItemChange.ItemSelectedChange:
             self.prepareGeometryChange()  # so is a selected one
         return super().itemChange(change, value)
@@ -395,7 +395,7 @@ class EdgeItem(QGraphicsPathItem):
         w, h = metrics.horizontalAdvance(text) + 12, metrics.height() + 4
         return QRectF(centre.x() - w / 2, centre.y() - h / 2 + offset * (h + 2), w, h)
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+    def boundingRect(self) -> QRectF:  # Qt API
         margin = HIGHLIGHT_MARGIN if (self.highlighted or self.isSelected()) else 4
         return super().boundingRect().united(self._arrow.boundingRect()).united(self._label_rect).adjusted(-margin, -margin, margin, margin)
 
@@ -432,12 +432,12 @@ class EdgeItem(QGraphicsPathItem):
             painter.drawText(self._label_rect, Qt.AlignmentFlag.AlignCenter, self.label())
 
 
-    def hoverEnterEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def hoverEnterEvent(self, event) -> None:  # Qt API
         self._hover = True  # its label shows, whatever the zoom
         self.update()
         super().hoverEnterEvent(event)
 
-    def hoverLeaveEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def hoverLeaveEvent(self, event) -> None:  # Qt API
         self._hover = False
         self.update()
         super().hoverLeaveEvent(event)

@@ -147,7 +147,7 @@ class GraphScene(QGraphicsScene):
 
     # --- gestures ---------------------------------------------------------------------------
 
-    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802 (Qt API)
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # Qt API
         item = self._node_at(event.scenePos())
         if event.button() == Qt.MouseButton.LeftButton and item is not None and self._starts_edge(item, event):
             self._begin_connect(item, event.scenePos())
@@ -156,7 +156,7 @@ class GraphScene(QGraphicsScene):
         super().mousePressEvent(event)
         self._press_positions = {i.node_id: i.pos() for i in self.selectedItems() if isinstance(i, NodeItem)}
 
-    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802 (Qt API)
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # Qt API
         if self._connect_from is not None and self._rubber_line is not None:
             line = self._rubber_line.line()
             self._rubber_line.setLine(QLineF(line.p1(), event.scenePos()))
@@ -164,7 +164,7 @@ class GraphScene(QGraphicsScene):
             return
         super().mouseMoveEvent(event)
 
-    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # noqa: N802 (Qt API)
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:  # Qt API
         if self._connect_from is not None:
             self._finish_connect(event.scenePos())
             event.accept()
@@ -214,13 +214,13 @@ class GraphScene(QGraphicsScene):
 
     # --- drops from the palette -------------------------------------------------------------
 
-    def dragEnterEvent(self, event: QGraphicsSceneDragDropEvent) -> None:  # noqa: N802 (Qt API)
+    def dragEnterEvent(self, event: QGraphicsSceneDragDropEvent) -> None:  # Qt API
         event.setAccepted(event.mimeData().hasFormat(NODE_KIND_MIME))
 
-    def dragMoveEvent(self, event: QGraphicsSceneDragDropEvent) -> None:  # noqa: N802 (Qt API)
+    def dragMoveEvent(self, event: QGraphicsSceneDragDropEvent) -> None:  # Qt API
         event.setAccepted(event.mimeData().hasFormat(NODE_KIND_MIME))
 
-    def dropEvent(self, event: QGraphicsSceneDragDropEvent) -> None:  # noqa: N802 (Qt API)
+    def dropEvent(self, event: QGraphicsSceneDragDropEvent) -> None:  # Qt API
         data = event.mimeData()
         if not data.hasFormat(NODE_KIND_MIME):
             event.ignore()
