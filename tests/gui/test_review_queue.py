@@ -261,3 +261,28 @@ def test_no_queue_brings_back_the_runs_conversations(qtbot, home, team):
     assert not screen.queue.active and screen.queue_bar.isHidden() and sorted(listed(screen)) == ids
     assert screen.filters.run.isEnabled() and not screen.verdict_model.blind
     assert screen.list_model.queue_cells is None and list_cell(screen, ids[0], "human") == "✎1 ≠"  # alice pass, bob fail: bob's is the latest
+
+
+def test_the_queue_comes_back_after_a_restart(qtbot, home, team, tmp_path):
+    """Issue 35: the queue a reviewer worked through was forgotten on restart (the run came back, not the queue)."""
+    from sage_desk.gui.common.settings import open_settings
+
+    store, ids = team
+    create_queue(store, "week-49", ids[:10], reviews_per_item=1, criteria=[CRITERION])
+    screen = make_screen(qtbot, store)
+    choose(screen, "week-49")
+    qtbot.waitUntil(lambda: screen.queue.active)
+    settings = open_settings(tmp_path / "settings")
+    screen.save_state(settings)
+    again = make_screen(qtbot, store)
+    again.restore_state(settings)
+    again.refresh()
+    assert again.queue.active and again.queue.name == "week-49"
+    assert again.filters.queue.currentData() == "week-49"
+    choose(again, None)  # leaving it is remembered too
+    qtbot.waitUntil(lambda: not again.queue.active)
+    again.save_state(settings)
+    third = make_screen(qtbot, store)
+    third.restore_state(settings)
+    third.refresh()
+    assert not third.queue.active

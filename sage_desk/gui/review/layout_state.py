@@ -1,4 +1,4 @@
-"""What the Review screen keeps between sessions: splitter and column widths, the author, the run.
+"""What the Review screen keeps between sessions: splitter and column widths, the author, the run, the queue.
 
 Widths come back only from the layout that saved them (`LAYOUT_VERSION`): an older layout's sizes
 would squeeze today's panes for good.
@@ -30,6 +30,7 @@ def save_layout(screen: ReviewScreen, settings: Any) -> None:
     settings.setValue("review/author", screen.override.author.text())
     if screen.filters.run_id():
         settings.setValue("review/run", screen.filters.run_id())
+    settings.setValue("review/queue", screen.queue.name or "")  # the queue a reviewer works through comes back
 
 
 def restore_layout(screen: ReviewScreen, settings: Any) -> None:
@@ -54,3 +55,6 @@ def restore_layout(screen: ReviewScreen, settings: Any) -> None:
     run_id = settings.value("review/run")
     if run_id and not screen.filters.choose_run(str(run_id)):
         screen._wanted_run = str(run_id)
+    queue = settings.value("review/queue")
+    if queue:
+        screen._wanted_queue = str(queue)  # entered once the queues are read, when the reviewer's name is known

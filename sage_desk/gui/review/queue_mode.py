@@ -97,6 +97,13 @@ class QueueMode(QObject):
         self.screen.filters.choose_queue(name)
         self.choose(name)
 
+    def reenter(self, name: str) -> bool:
+        """The last session's queue, entered again when it is still listed and the reviewer's name is known."""
+        if self.active or not self.reviewer() or self.screen.filters.queue.findData(name) <= 0:
+            return False
+        self.screen.filters.choose_queue(name)
+        return self.enter(name)
+
     def enter(self, name: str) -> bool:
         """Show the queue's conversations and progress, and select the reviewer's next item."""
         screen = self.screen
