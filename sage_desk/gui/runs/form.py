@@ -371,6 +371,8 @@ class RunForm(QWidget):
 
     def _fill_domains(self) -> None:
         for folder in shipped_domains():
+            if _audit_only(folder):
+                continue  # tau_airline, tau_retail: imported and audited, never played
             self.domain.addItem(folder.name, str(folder))
         default = self.domain.findText("northline")
         self.domain.setCurrentIndex(max(default, 0))
@@ -561,3 +563,14 @@ class RunForm(QWidget):
         self._update_agent_rows()
         self.user_api_base.set_value(state.get("user_api_base"))
         self.judge_api_base.set_value(state.get("judge_api_base"))
+
+
+def _audit_only(folder: Path) -> bool:
+    """Whether a domain folder is audit-only (its conversations are imported, there is nothing to play)."""
+    from sage_desk.core.domain.declaration import read_declaration
+    from sage_desk.core.errors import DomainError
+
+    try:
+        return read_declaration(folder / "domain.yaml").audit_only
+    except DomainError:
+        return False  # a broken domain.yaml is listed, and its problems shown when chosen
