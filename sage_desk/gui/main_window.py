@@ -39,6 +39,7 @@ from sage_desk import __version__
 from sage_desk.core.locations import sops_dir
 from sage_desk.gui.common.errors import ErrorNotifier
 from sage_desk.gui.common.geometry import restore_if_fits
+from sage_desk.gui.common.screen import as_screen
 from sage_desk.gui.common.settings import open_settings, restore_splitters, save_splitters
 from sage_desk.gui.common.widgets import PlaceholderScreen, icon
 from sage_desk.gui.common.workspace import Workspace
@@ -224,12 +225,12 @@ class MainWindow(QMainWindow):
         placeholder.deleteLater()
         self.stack.setCurrentIndex(current)
         restore_splitters(widget, self.settings, key)
-        if hasattr(widget, "restore_state"):
-            widget.restore_state(self.settings)
-        if hasattr(widget, "title_changed"):
-            widget.title_changed.connect(self._update_title)
-        if hasattr(widget, "message"):
-            widget.message.connect(lambda text: self.statusBar().showMessage(text, STATUS_TIMEOUT_MS))
+        screen = as_screen(widget)
+        screen.restore_state(self.settings)
+        if screen.title_changed is not None:
+            screen.title_changed.connect(self._update_title)
+        if screen.message is not None:
+            screen.message.connect(lambda text: self.statusBar().showMessage(text, STATUS_TIMEOUT_MS))
         if key == "sop-editor" and self._initial_graph_pending:
             self._initial_graph_pending = False
             self.open_initial_graph()
@@ -295,7 +296,7 @@ class MainWindow(QMainWindow):
             if old.menu() is not None:
                 old.menu().deleteLater()  # the screen's actions live on; only the menus go
         bar.clear()
-        screen_menus: dict[str, list[QAction | None]] = widget.menus() if hasattr(widget, "menus") else {}
+        screen_menus = as_screen(widget).menus()
         file_actions = list(screen_menus.pop("&File", []))
         file_actions += [None, self.import_conversations] if file_actions else [self.import_conversations]
         file_actions.append(self.reviewer_name)
@@ -325,7 +326,7 @@ class MainWindow(QMainWindow):
             self.toolbar.removeAction(old)
             if old.isSeparator():
                 old.deleteLater()
-        for action in widget.toolbar_actions() if hasattr(widget, "toolbar_actions") else []:
+        for action in as_screen(widget).toolbar_actions():
             self.toolbar.addSeparator() if action is None else self.toolbar.addAction(action)
         self.toolbar.setVisible(bool(self.toolbar.actions()))
 
@@ -333,7 +334,7 @@ class MainWindow(QMainWindow):
         # the screen on show names the window; the editor adds its file (with * when modified)
         spec = self.specs[max(self.nav.currentRow(), 0)]
         widget = self.screens.built.get(spec.key)
-        detail = widget.window_title() if widget is not None and hasattr(widget, "window_title") else ""
+        detail = as_screen(widget).window_title() if widget is not None else ""
         self.setWindowTitle(" — ".join(part for part in (detail, spec.name, "SAGE Desk") if part))
 
     # --- messages ---------------------------------------------------------------------------
@@ -442,13 +443,12 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/screen", self.current_key())
         for key, widget in self.screens.built.items():
             save_splitters(widget, self.settings, key)
-            if hasattr(widget, "save_state"):
-                widget.save_state(self.settings)
+            as_screen(widget).save_state(self.settings)
         self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # Qt API
         for widget in self.screens.built.values():
-            if hasattr(widget, "can_close") and not widget.can_close():
+            if not as_screen(widget).can_close():
                 event.ignore()
                 return
         self.save_settings()

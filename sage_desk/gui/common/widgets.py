@@ -9,6 +9,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from sage_desk.core.locations import resources_dir
+from sage_desk.gui.common.screen import ScreenDefaults
 
 RESOURCES = resources_dir()
 
@@ -36,7 +37,7 @@ def stylesheet() -> str:
     return (RESOURCES / "style.qss").read_text(encoding="utf-8").replace("@ICONS@", (RESOURCES / "icons").as_posix())
 
 
-class PlaceholderScreen(QWidget):
+class PlaceholderScreen(ScreenDefaults, QWidget):
     """A screen that is not built yet: says so plainly, and what it will do."""
 
     def __init__(self, title: str, text: str, parent=None):

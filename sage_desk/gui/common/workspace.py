@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from sage_desk.core.errors import SageError
 from sage_desk.core.locations import sample_runs_dir
+from sage_desk.gui.common.screen import ScreenDefaults
 
 
 def open_store(db_url: str | None) -> Any:
@@ -95,7 +96,7 @@ class Workspace(QObject):
             self._store = None
 
 
-class StoreScreen:
+class StoreScreen(ScreenDefaults):
     """Mixin for a screen (before QWidget in its bases) that reads the workspace's runs.
 
     It opens the store when first shown, not when built, so the window appears at once, and it

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from sage_desk.core.errors import SageError
 from sage_desk.core.review.session import OverrideRecord, ReviewSession, Store, empty_table
 from sage_desk.gui.common.reviewer_dialog import ReviewerDialog, profile_signals
+from sage_desk.gui.common.screen import ScreenDefaults
 from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.review.blind import NOTE as BLIND_NOTE
 from sage_desk.gui.review.blind import BlindVerdictModel
@@ -69,7 +70,7 @@ EMPTY_TEXT = ("No runs yet: start one in Runs or with `sage-desk run`, then revi
               "(or look at the shipped sample runs: `sage-desk --db sample`).")
 
 
-class ReviewScreen(OverrideLoop, QWidget):
+class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
     """Read conversations three ways at once, override verdicts from the keyboard, compare two."""
 
     message = Signal(str)

@@ -30,6 +30,7 @@ from sage_desk.core.engine.runner import RunSpec
 from sage_desk.core.errors import SageError
 from sage_desk.core.llm.secrets import KEYLESS, PROVIDERS, env_var_for, provider_of
 from sage_desk.core.store.records import RunStatus
+from sage_desk.gui.common.screen import ScreenDefaults
 from sage_desk.gui.common.widgets import read_only_rows
 from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.runs.form import RunForm
@@ -51,7 +52,7 @@ QLabel#formError { color: #b91c1c; background: #fef2f2; border: 1px solid #fecac
 PANEL_STYLE = "QLabel#figure { font-size: 12pt; font-weight: 600; color: #0f172a; }"
 
 
-class RunsScreen(QWidget):
+class RunsScreen(ScreenDefaults, QWidget):
     """The new-run form on the left; the run in progress and every run of the database on the right."""
 
     message = Signal(str)

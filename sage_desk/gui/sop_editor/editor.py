@@ -42,6 +42,7 @@ from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.errors import ErrorNotifier
 from sage_desk.gui.common.graph.items import EdgeItem, NodeItem
 from sage_desk.gui.common.graph.scene import GraphScene
+from sage_desk.gui.common.screen import ScreenDefaults
 from sage_desk.gui.sop_editor.commands import (
     AddEdgeCommand,
     AddNodeCommand,
@@ -64,7 +65,7 @@ VALIDATE_DELAY_MS = 150
 GRID = 10.0
 
 
-class SopEditor(QWidget):
+class SopEditor(ScreenDefaults, QWidget):
     """Draw, check and save one SOP graph."""
 
     title_changed = Signal(str)
