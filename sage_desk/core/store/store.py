@@ -26,11 +26,12 @@ from sage_desk.core.events import Event, LlmUsage, TerminationReason, event_to_d
 from sage_desk.core.llm.redact import redact
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import batch as batch_module
-from sage_desk.core.store import browse, imports, owners, reviews, snapshots, summaries
+from sage_desk.core.store import browse, imports, reviews, snapshots, summaries
 from sage_desk.core.store.batch import WriteBatch
 from sage_desk.core.store.engine import database_url, make_engine, read_engine, share_guard
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.migrate import upgrade
+from sage_desk.core.store.ownership import Ownership
 from sage_desk.core.store.records import (
     ConversationRecord,
     ConversationStatus,
@@ -50,7 +51,6 @@ _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "c
 JUDGE_FAILED = "judge"  # the criterion of the one unscored verdict scoring/hooks.py stores when a judge's call failed
 PLAY_PAGE = 500  # conversations a run reads at a time (conversations_to_play)
 CREATE_CHUNK = 2000  # conversation rows a new run inserts per statement
-CLAIM_BATCH = 8  # conversations a joined run's process claims at a time (claim_conversations)
 _SECRET_QUERY = re.compile(r"([?&;](?:[\w.-]*[_-])?(?:api[_-]?keys?|key|secret|password|passwd|token|access_token|auth|sig|signature)=)[^&#;]*",
                            re.IGNORECASE)
 _SECRET_KEY = re.compile(r"(^|_)(api_?keys?|secret|password|passwd|token|access_token|authorization)$", re.IGNORECASE)
@@ -78,7 +78,7 @@ def scrub_config(value: Any) -> Any:
     return value
 
 
-class Store:
+class Store(Ownership):
     """The run database: runs, conversations, events, verdicts, overrides, judge examples."""
 
     def __init__(self, url: str | URL | None = None) -> None:
@@ -247,74 +247,6 @@ class Store:
                 row.config = {**row.config, key: scrub_config(update_value(row.config.get(key)))}  # no key in a URL
 
         retry_transient(write, "run config")
-
-    # -- run ownership (owners.py) ------------------------------------------------------------
-
-    def claim_run(self, run_id: str, join: bool = False) -> int:
-        """Register this process as playing `run_id`; returns its owner id. A live owner makes it a
-        `RunBusyError` naming that process (unless `join`); dead owners' conversations are handed back."""
-        def write() -> int:
-            with self._writing() as session:
-                return owners.register(session, run_id, join=join)
-
-        return retry_transient(write, "run owner")
-
-    def beat_owner(self, owner_id: int) -> bool:
-        """Refresh an owner's heartbeat; False when another process took the run over."""
-        def write() -> bool:
-            with self._writing() as session:
-                return owners.beat(session, owner_id)
-
-        return retry_transient(write, "heartbeat", window_s=owners.BEAT_RETRY_S)
-
-    def release_owner(self, owner_id: int) -> None:
-        """This process stops playing: its owner row goes, its conversations are handed back."""
-        def write() -> None:
-            with self._writing() as session:
-                owners.release(session, owner_id)
-
-        retry_transient(write, "run owner")
-
-    def repair_run(self, run_id: str, fix: bool = True) -> list[str]:
-        """Finished conversations of `run_id` without a transcript; with `fix`, set back to pending for a resume.
-        Refused (`RunBusyError`) while a live process plays the run."""
-        self.get_run(run_id)
-
-        def write() -> list[str]:
-            with self._writing() as session:
-                busy = [o for o in owners.owners(session, run_id) if owners.is_alive(o)]
-                if busy and fix:
-                    raise owners.RunBusyError(f"run {run_id} is being played by {busy[0].describe()}; repair it once it ends")
-                found = owners.transcriptless(session, run_id)
-                if fix and found:
-                    owners.reopen(session, found)
-                return found
-
-        return retry_transient(write, "repair")
-
-    def claim_conversations(self, run_id: str, owner_id: int, statuses: Sequence[str], sources: Sequence[str] = (),
-                            n: int = CLAIM_BATCH) -> tuple[list[ConversationRecord], int]:
-        """Claim up to `n` of the run's conversations to play (in `statuses`, or unjudged by `sources`) that
-        nobody holds, dead owners' conversations handed back first; with how many other live owners still hold."""
-        where = _to_play(run_id, statuses, sources)
-        if where is None:
-            return [], 0
-
-        def write() -> tuple[list[ConversationRecord], int]:
-            with self._writing() as session:
-                owners.release_dead(session, run_id)
-                ids = owners.claim(session, owner_id, where, _LIST_ORDER, n)
-                rows = session.scalars(select(ConversationRow).where(ConversationRow.id.in_(ids))
-                                       .order_by(*_LIST_ORDER)).all() if ids else []
-                return [_conversation_record(r) for r in rows], owners.held_elsewhere(session, run_id, owner_id, where)
-
-        return retry_transient(write, "claim")
-
-    def run_owners(self, run_id: str, alive_only: bool = True) -> list[owners.Owner]:
-        """Who is playing a run (only the live owners, unless `alive_only` is False)."""
-        with self._reading() as session:
-            found = owners.owners(session, run_id)
-        return [o for o in found if owners.is_alive(o)] if alive_only else found
 
     @staticmethod
     def _counts(session: Session, run_ids: list[str]) -> dict[str, dict[str, int]]:
