@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 from sage_desk.core.judge.rubric import PASS_THRESHOLD
 
@@ -29,13 +29,42 @@ PASS_WORDS = frozenset({"pass", "passed", "true", "yes", "y", "ok", "good"})
 FAIL_WORDS = frozenset({"fail", "failed", "false", "no", "n", "bad"})
 
 
+class Label(Protocol):
+    """A human label as the rule reads it: an override row (SQLAlchemy) or record (pydantic)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def conversation_id(self) -> str: ...
+    @property
+    def criterion(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def human_passed(self) -> bool | None: ...
+    @property
+    def human_score(self) -> float | None: ...
+    @property
+    def human_value(self) -> str | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def author(self) -> str | None: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+K = TypeVar("K", bound=Hashable)
+"""What one item is: (conversation, criterion, source) with `by_verdict`, (conversation, criterion) with `by_criterion`."""
+
+
 def word_pass(text: str | None) -> bool | None:
     """True/False for a pass or fail word, else None."""
     word = (text or "").strip().lower()
     return True if word in PASS_WORDS else False if word in FAIL_WORDS else None
 
 
-def label_pass(override: Any) -> bool | None:
+def label_pass(override: Label) -> bool | None:
     """A label's pass/fail: `human_passed`, else its score >= the pass threshold, else a pass/fail word."""
     if override.human_passed is not None:
         return bool(override.human_passed)
@@ -68,34 +97,40 @@ class Dispute:
     """An item whose reviewers disagree and that no one has adjudicated yet."""
 
     key: Hashable
-    labels: dict[str, Any]
+    labels: dict[str, Label]
     """reviewer -> their latest label (an override row or record)."""
 
 
 @dataclass
-class Resolution:
+class Resolution(Generic[K]):
     """Every item's effective label, and the disputed items left out."""
 
-    labels: dict[Any, EffectiveLabel] = field(default_factory=dict)
-    disputes: dict[Any, Dispute] = field(default_factory=dict)
-    reviewers: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    labels: dict[K, EffectiveLabel] = field(default_factory=dict)
+    disputes: dict[K, Dispute] = field(default_factory=dict)
+    reviewers: dict[K, dict[str, Label]] = field(default_factory=dict)
     """item -> reviewer -> latest label, for every labelled item (agreement between humans reads it)."""
 
 
-def by_verdict(override: Any) -> tuple[str, str, str]:
+def by_verdict(override: Label) -> tuple[str, str, str]:
     """The key metrics use: one verdict source's criterion of a conversation."""
     return (override.conversation_id, override.criterion, override.source)
 
 
-def by_criterion(override: Any) -> tuple[str, str]:
+def by_criterion(override: Label) -> tuple[str, str]:
     """The key calibration uses: a conversation's criterion, whichever judge a label was written against."""
     return (override.conversation_id, override.criterion)
 
 
-def resolve(overrides: Iterable[Any], key: Callable[[Any], Any] = by_verdict) -> Resolution:
-    """Apply the label rule to overrides (rows or records, any order)."""
-    latest: dict[Any, dict[str, Any]] = {}
-    adjudicated: dict[Any, Any] = {}
+@overload
+def resolve(overrides: Iterable[Label]) -> Resolution[tuple[str, str, str]]: ...
+@overload
+def resolve(overrides: Iterable[Label], key: Callable[[Label], K]) -> Resolution[K]: ...
+
+
+def resolve(overrides: Iterable[Label], key: Callable[[Label], Any] = by_verdict) -> Resolution[Any]:  # typed by the overloads
+    """Apply the label rule to overrides (rows or records, any order), one item per `key`."""
+    latest: dict[Hashable, dict[str, Label]] = {}
+    adjudicated: dict[Hashable, Label] = {}
     for o in sorted(overrides, key=lambda o: o.id):  # ascending ids: the last one wins
         if label_pass(o) is None:
             continue
@@ -103,7 +138,7 @@ def resolve(overrides: Iterable[Any], key: Callable[[Any], Any] = by_verdict) ->
             adjudicated[key(o)] = o
         else:
             latest.setdefault(key(o), {})[o.author or ""] = o
-    out = Resolution(reviewers=latest)
+    out: Resolution[Any] = Resolution(reviewers=latest)
     for item in latest.keys() | adjudicated.keys():
         labels = latest.get(item, {})
         if item in adjudicated:
@@ -116,7 +151,7 @@ def resolve(overrides: Iterable[Any], key: Callable[[Any], Any] = by_verdict) ->
     return out
 
 
-def _effective(chosen: Any, counted: list[Any], status: str, labels: dict[str, Any]) -> EffectiveLabel:
+def _effective(chosen: Label, counted: list[Label], status: str, labels: dict[str, Label]) -> EffectiveLabel:
     scores = [o.human_score for o in counted if o.human_score is not None]
     score = round(sum(scores) / len(scores), 4) if scores else None
     passed = label_pass(chosen)
