@@ -155,6 +155,20 @@ def _detail_values(detail: str, args: JsonObject, result: Any, kept: JsonObject)
     return [abs(v) if isinstance(v, int | float) and not isinstance(v, bool) else v for v in values]
 
 
+def _overcharged(call: ToolCall, kept: JsonObject, listing: str, text: str) -> list[tuple[str, Any]]:
+    """A charge above every price the listing put to the customer: they agreed to pay less, so to another
+    action (more segments, more passengers). A price quoted in their favour is a misquote, not this."""
+    quoted = [float(p.replace(",", "")) for p in re.findall(r"\$\s?(\d[\d,]*(?:\.\d+)?)", listing)]
+    was, now = kept.get("payment_history"), call.result.get("payment_history") if isinstance(call.result, dict) else None
+    old: list[Any] = was if isinstance(was, list) else []
+    charges = [x.get("amount") for x in now if x not in old and isinstance(x, dict)] if isinstance(now, list) else []
+    return [
+        ("charged", c)
+        for c in charges
+        if isinstance(c, int | float) and not isinstance(c, bool) and c > 0 and quoted and c > max(quoted) and not named(c, text)
+    ]
+
+
 def _named(detail: str, value: Any, text: str, earlier: Sequence[Event]) -> bool:
     return named_payment(value, text, earlier) if detail.endswith("payment_id") else named(value, text)
 
@@ -213,6 +227,8 @@ def _confirmation(
             for d in detail.split("|")
         ]
         missing += [] if any(not o for o in options) else options[0]
+    if any(d.startswith(NEW) for detail in details for d in detail.split("|")):
+        missing += _overcharged(call, kept, " ".join(e.text for e in turn) + " " + agreement.text, text)
     if missing:
         shown = ", ".join(f"{d}={v!r}" for d, v in missing[:3])
         return False, f"{call.name}: the details agreed to are not the call's ({shown} never listed before the yes)"
