@@ -226,3 +226,32 @@ def test_agents_show_under_distinct_names_in_rows_legends_and_axes(qtbot, tmp_pa
     charts = "".join(panel.chart.svg for panel in widget.panels if panel.chart is not None)
     assert "imperfect-2" in charts and variant not in charts.replace("&amp;", "&")  # legends and axes by name
     store.close()
+
+
+def test_a_big_report_is_computed_off_the_gui_thread(qtbot, tmp_path, monkeypatch):
+    """Picking a 2,430-conversation run stalled the window 0.4 s while its report was computed (issue 35)."""
+    import threading
+
+    from sage_desk.core.export.leaderboard import leaderboard_report
+    from sage_desk.core.metrics.load import results_for_runs
+    from sage_desk.gui.leaderboard import loader
+    from sage_desk.gui.leaderboard import screen as screen_module
+
+    monkeypatch.setattr(screen_module, "REPORT_IN_THREAD_FROM", 1)  # every report in the thread, on a small run
+    threads = []
+    computed = loader.leaderboard_report
+    monkeypatch.setattr(loader, "leaderboard_report",
+                        lambda results, domain: threads.append(threading.current_thread()) or computed(results, domain))
+    store = Store(f"sqlite:///{tmp_path / 'runs.db'}")
+    runner = Runner(store, post=verdict_hook(store))
+    run_id = runner.create(RunSpec(domain="northline", agents=["baseline:oracle", "baseline:escalator"], cases=CASES[:2],
+                                   repeats=1))
+    asyncio.run(runner.execute(run_id))
+    widget = LeaderboardScreen(store=store)
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitUntil(lambda: not widget.loading and widget.model.rowCount() == 2)
+    assert threads and all(t is not threading.main_thread() for t in threads)
+    expected = leaderboard_report(results_for_runs(store, [run_id]), None)
+    assert [r["spec"] for r in widget.model.rows] == [r["agent"] for r in expected["models"]]
+    store.close()

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QThread, Signal
 
+from sage_desk.core.export.leaderboard import leaderboard_report
 from sage_desk.core.metrics.load import results_for_runs
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
 
-_RUNNING: set[MetricsThread] = set()
+_RUNNING: set[QThread] = set()
 
 
 class MetricsThread(QThread):
@@ -45,6 +46,31 @@ class MetricsThread(QThread):
             self.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
         else:
             self.loaded.emit(self.generation, results)
+
+    def _forget(self) -> None:
+        _RUNNING.discard(self)
+        self.deleteLater()
+
+
+class ReportThread(QThread):
+    """Computes the leaderboard report of results already read (0.4 s on 2,430 conversations: a stall on the
+    GUI thread each time runs were picked); emits `done(ticket, report)`, the ticket telling a stale one apart."""
+
+    done = Signal(int, object)
+
+    def __init__(self, results: list, domain: str | None, ticket: int) -> None:
+        super().__init__()  # no parent: it must outlive a screen closed mid-computation
+        self.results, self.domain, self.ticket = results, domain, ticket
+        self.setObjectName("leaderboard-report")
+        self.finished.connect(self._forget)
+
+    def start_computing(self) -> None:
+        """Start, kept alive until finished whatever happens to the screen that asked."""
+        _RUNNING.add(self)
+        self.start()
+
+    def run(self) -> None:  # the thread's body: pure computation over plain results, never a widget
+        self.done.emit(self.ticket, leaderboard_report(self.results, self.domain))
 
     def _forget(self) -> None:
         _RUNNING.discard(self)

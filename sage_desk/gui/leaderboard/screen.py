@@ -30,11 +30,13 @@ from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.widgets import export_target, remember_export
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
 from sage_desk.gui.leaderboard.chart_view import ChartPanel
-from sage_desk.gui.leaderboard.loader import MetricsThread
+from sage_desk.gui.leaderboard.loader import MetricsThread, ReportThread
 from sage_desk.gui.leaderboard.model import LeaderboardModel
 
 ALL_DOMAINS = "All domains"
 LIVE_REREAD_S = 5.0
+REPORT_IN_THREAD_FROM = 300
+"""Runs of at least this many conversations get their report computed off the GUI thread."""
 """A run still playing is read again at most this often while the Leaderboard shows it."""
 EMPTY_TEXT = "No runs yet: start one in Runs or with `sage-desk run` (or look at the sample runs: `sage-desk --db sample`)"
 ROW_HEIGHT = 28
@@ -94,6 +96,8 @@ class LeaderboardScreen(StoreScreen, QWidget):
         self._read_at: dict[str, float] = {}
         self._shown: tuple[Any, ...] = ()
         self._configs: dict[str, dict[str, Any]] = {}
+        self._reporting: ReportThread | None = None
+        self._report_ticket = 0
         self.reading = QLabel()
         self.runs = QListWidget()
         self.domain = QComboBox()
@@ -237,8 +241,8 @@ class LeaderboardScreen(StoreScreen, QWidget):
 
     @property
     def loading(self) -> bool:
-        """True while chosen runs are being read."""
-        return self._reader is not None
+        """True while chosen runs are being read, or their report computed."""
+        return self._reader is not None or self._reporting is not None
 
     def _on_runs_written(self) -> None:
         # runs change often while one is going: `refresh` reads again only the chosen runs that changed
@@ -329,8 +333,9 @@ class LeaderboardScreen(StoreScreen, QWidget):
 
     def can_close(self) -> bool:
         """A read in progress is waited for (reads only; it ends on its own)."""
-        if self._reader is not None:
-            self._reader.wait(30_000)
+        for thread in (self._reader, self._reporting):
+            if thread is not None:
+                thread.wait(30_000)
         return True
 
     def _fill_domains(self) -> None:
@@ -347,18 +352,36 @@ class LeaderboardScreen(StoreScreen, QWidget):
         # the results of a run change only by being read (a new key) or dropped (a new generation)
         view_key = (tuple(self.selected_runs()), tuple(r in self.results for r in self.selected_runs()), domain,
                     self._generation)
-        if view_key == self._shown and self.report:
+        if view_key == self._shown and (self.report or self._reporting is not None):
             return  # the same runs, read the same time: the report would be the same (it takes a while)
         self._shown = view_key
         results = [r for run_id in self.selected_runs() for r in self.results.get(run_id, [])]
-        self.report = leaderboard_report(results, domain)
+        self._report_ticket += 1
+        if len(results) < REPORT_IN_THREAD_FROM:
+            self._show_report(leaderboard_report(results, domain), bool(results))
+            return
+        self._reporting = ReportThread(results, domain, self._report_ticket)  # a big one: off the GUI thread
+        self._reporting.done.connect(self._on_report)
+        self.reading.setText(f"Computing the metrics of {len(results):,} conversations…")
+        self.reading.show()
+        self._reporting.start_computing()
+
+    def _on_report(self, ticket: int, report: dict[str, Any]) -> None:
+        if ticket != self._report_ticket:
+            return  # runs picked (or read) again meanwhile: a newer report is on its way
+        self._reporting = None
+        self.reading.setVisible(self._reader is not None)
+        self._show_report(report, bool(report.get("models")))
+
+    def _show_report(self, report: dict[str, Any], has_results: bool) -> None:
+        self.report = report
         self.report["run"] = self.selected_runs()
         shown = named_report(self.report, names_for_runs([self._configs.get(r, {}) for r in self.selected_runs()],
                                                          [row["agent"] for row in self.report["models"]]))
         self.model.set_rows(shown["models"])
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self._show_order()
-        self._show_empty(not results)
+        self._show_empty(not has_results)
         for panel, chart in zip(self.panels, report_charts(shown), strict=True):  # legends and axes by name
             panel.set_chart(chart)
 
