@@ -364,6 +364,7 @@ class LeaderboardScreen(StoreScreen, QWidget):
         self._reporting.done.connect(self._on_report)
         self.reading.setText(f"Computing the metrics of {len(results):,} conversations…")
         self.reading.show()
+        self.export_action.setEnabled(False)  # until the fresh report is in
         self._reporting.start_computing()
 
     def _on_report(self, ticket: int, report: dict[str, Any]) -> None:
