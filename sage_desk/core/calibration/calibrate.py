@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from sage_desk.core.cases.model import Case
     from sage_desk.core.domain.loader import DomainBundle
     from sage_desk.core.judge.factory import Judge
+    from sage_desk.core.llm import LlmClient
     from sage_desk.core.rules.verdict import Verdict
     from sage_desk.core.store import Store
 
@@ -172,7 +173,7 @@ def _compare(heldout: list[HumanLabel], before: dict[str, dict[str, Verdict]], a
 
 
 async def calibrate_async(store: Store, run_id: str, model: str, *, api_base: str | None = None,
-                          per_class: int = DEFAULT_PER_CLASS, seed: int = 0, concurrency: int = 4, client: Any = None,
+                          per_class: int = DEFAULT_PER_CLASS, seed: int = 0, concurrency: int = 4, client: LlmClient | None = None,
                           judge_options: dict[str, Any] | None = None, on_progress: Progress | None = None,
                           cancelled: Callable[[], bool] | None = None, save_examples: bool = True) -> CalibrationResult:
     """Few-shot calibrate `model` on a run's human labels; measure before and after on the held-out part."""

@@ -39,7 +39,6 @@ import itertools
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from sage_desk.core.cases.build import ground_truth
 from sage_desk.core.cases.model import (
@@ -56,11 +55,11 @@ from sage_desk.core.cases.model import (
 )
 from sage_desk.core.cases.taxonomy import Tactic, fitting_tactics
 from sage_desk.core.domain.loader import DomainBundle
-from sage_desk.core.domain.model import ToolKind
+from sage_desk.core.domain.model import Column, ToolKind
 from sage_desk.core.domain.tools import HELPDESK_TOOLS
 from sage_desk.core.domain.unsafe import FALSE_CLOSURE
 from sage_desk.core.domain.world import Row
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.sop.model import FieldSource
 from sage_desk.core.sop.paths import Path, enumerate_paths
 
@@ -159,7 +158,7 @@ def _system_assignments(bundle: DomainBundle, path: Path) -> JsonObject:
 
 
 def _selects(values: JsonObject, wanted: JsonObject) -> bool:
-    def ok(value: Any, want: Any) -> bool:
+    def ok(value: Json, want: Json) -> bool:
         return value is not None and (str(value) in want if isinstance(want, list) else str(value) == want)
     return all(ok(values.get(f), want) for f, want in wanted.items())
 
@@ -173,7 +172,7 @@ class RowFinder:
         self.existing = self._existing()
         self.used: dict[str, int] = {}
         self.counters: dict[str, int] = {}
-        self.combos: dict[str, dict[tuple[str, str], Any] | None] = {}
+        self.combos: dict[str, dict[tuple[str, str], Json] | None] = {}
 
     def _existing(self) -> list[tuple[dict[str, str], JsonObject]]:
         tables = [sorted(str(k) for k in self.bundle.world.tables.get(self.bundle.domain.context[r].table, {})) for r in self.roots]
@@ -200,7 +199,7 @@ class RowFinder:
         combo = self.combos[path_id]
         return None if combo is None else self._build(combo)
 
-    def _search(self, wanted: JsonObject) -> dict[tuple[str, str], Any] | None:
+    def _search(self, wanted: JsonObject) -> dict[tuple[str, str], Json] | None:
         columns = sorted(self._referenced())
         choices = [self._candidates(ctx, col) for ctx, col in columns]
         for values in itertools.islice(itertools.product(*choices), MAX_COMBOS):
@@ -220,7 +219,7 @@ class RowFinder:
                     found.add((node.value.id, node.attr))
         return found
 
-    def _candidates(self, ctx: str, column: str) -> list[Any]:
+    def _candidates(self, ctx: str, column: str) -> list[Json]:
         table_name = self.bundle.domain.context[ctx].table
         spec = self.bundle.domain.tables[table_name].column(column)
         seen = sorted({_hashable(r.get(column)) for r in self.bundle.world.rows(table_name)} - {None}, key=repr)
@@ -232,7 +231,7 @@ class RowFinder:
             return sorted(set(INT_PROBES) | {v for v in seen if isinstance(v, int | float)})
         return seen[:20] or [""]
 
-    def _build(self, combo: dict[tuple[str, str], Any], probe: bool = False) -> Grounding:
+    def _build(self, combo: dict[tuple[str, str], Json], probe: bool = False) -> Grounding:
         """New rows for the roots and every context row a system variable reads, linked by `via`."""
         context = self.bundle.domain.context
         needed = set(self.roots) | {ctx for ctx, _ in combo}
@@ -285,11 +284,11 @@ def _sig(keys: dict[str, str]) -> str:
     return "|".join(f"{k}={v}" for k, v in sorted(keys.items()))
 
 
-def _hashable(value: Any) -> Any:
+def _hashable(value: Json) -> Json:
     return value if isinstance(value, str | int | float | bool) or value is None else repr(value)
 
 
-def _default(spec: Any) -> Any:
+def _default(spec: Column | None) -> Json:
     if spec is None:
         return ""
     if spec.values:
@@ -321,7 +320,7 @@ def _fact_names(path: Path) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _fact_value(name: str, context: dict[str, Row], rng: random.Random, n: int) -> Any:
+def _fact_value(name: str, context: dict[str, Row], rng: random.Random, n: int) -> Json:
     for row in context.values():
         if name in row:
             return row[name]

@@ -14,9 +14,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
+
+if TYPE_CHECKING:
+    from sage_desk.core.cases.model import Case
+    from sage_desk.core.domain.loader import DomainBundle
+    from sage_desk.core.engine.runner import RunSpec
+    from sage_desk.core.sop.model import Graph
 
 STAMP_VERSION = 1
 HASHED = ("sop", "policy", "world", "domain", "suite", "agent_prompt", "customer_prompt", "judge_prompt")
@@ -27,7 +34,7 @@ LABELS = {"sop": "SOP graph", "policy": "policy", "world": "world", "domain": "d
           "repeats": "repeats", "models": "models"}
 
 
-def content_hash(value: Any) -> str:
+def content_hash(value: Json | bytes) -> str:
     """A short SHA-256 of text, bytes or any JSON-able value (dicts hashed with sorted keys)."""
     if isinstance(value, bytes):
         data = value
@@ -45,7 +52,7 @@ def _secret_option(name: str) -> bool:
     return name == "client" or bool(SECRET_NAME.search(name))
 
 
-def _graph_content(graph: Any) -> JsonObject:
+def _graph_content(graph: Graph) -> JsonObject:
     data: JsonObject = graph.model_dump(mode="json")
     for node in data.get("nodes", []):
         node.pop("pos", None)
@@ -58,7 +65,7 @@ def _public_options(options: dict[str, Any] | None) -> dict[str, Any]:
             if not _secret_option(k) and isinstance(v, str | int | float | bool | None)}
 
 
-def _model(role: str, name: str, api_base: str | None, defaults: dict[str, Any], options: dict[str, Any] | None) -> dict[str, Any]:
+def _model(role: str, name: str, api_base: str | None, defaults: JsonObject, options: dict[str, Any] | None) -> JsonObject:
     from sage_desk.core.agents.base import split_options
     from sage_desk.core.agents.protocol import agent_kind
 
@@ -71,8 +78,8 @@ def _model(role: str, name: str, api_base: str | None, defaults: dict[str, Any],
     return {"role": role, "name": name, "model": base, "parameters": params}
 
 
-def run_stamp(spec: Any, bundle: Any, cases: Sequence[Any], agent_options: dict[str, Any] | None = None,
-              user_options: dict[str, Any] | None = None, judge_prompt: str | None = None) -> dict[str, Any]:
+def run_stamp(spec: RunSpec, bundle: DomainBundle, cases: Sequence[Case], agent_options: dict[str, Any] | None = None,
+              user_options: dict[str, Any] | None = None, judge_prompt: str | None = None) -> JsonObject:
     """The stamp of a run about to play `cases` of `bundle` as `spec` says; `judge_prompt` is the
     hash of the judge's prompts and rubric (`session.judge_prompt_hash`), None when not known."""
     from sage_desk import __version__
@@ -94,7 +101,7 @@ def run_stamp(spec: Any, bundle: Any, cases: Sequence[Any], agent_options: dict[
     }
 
 
-def _file_hash(path: Any) -> str | None:
+def _file_hash(path: Path) -> str | None:
     try:
         return content_hash(path.read_bytes())
     except OSError:

@@ -17,7 +17,6 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -34,7 +33,7 @@ from sage_desk.core.events import (
     ToolCall,
     parse_event,
 )
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 
 FORMATS = ("openai", "tau-bench", "tau2", "events")
 CARRIED = ("case", "bucket", "repeat", "ending", "tau_reward", "rules_state", "case_data", "verdicts_as_given",
@@ -59,7 +58,7 @@ class Parsed:
 
     def content_hash(self) -> str:
         """A hash of what the conversation says and does (not of its id): the same content twice is one conversation."""
-        body: list[Any] = [{k: v for k, v in e.model_dump(mode="json").items() if k not in ("t", "latency_ms")}
+        body: list[Json] = [{k: v for k, v in e.model_dump(mode="json").items() if k not in ("t", "latency_ms")}
                            for e in self.events]
         if self.carried:  # an exported conversation: two repeats that played alike are still two conversations
             body.append({"exported_as": self.source_id})
@@ -87,7 +86,7 @@ class _Builder:
         if text.strip():
             self.emit(AgentMessage(text=text))
 
-    def call(self, call_id: str, name: str, arguments: Any) -> None:
+    def call(self, call_id: str, name: str, arguments: Json) -> None:
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}
@@ -107,7 +106,7 @@ class _Builder:
         elif name == CLOSE and args.get("outcome") in CLOSE_OUTCOMES:
             self.emit(TicketClosed(outcome=str(args["outcome"]), summary=str(args.get("summary", ""))))
 
-    def result(self, call_id: str, content: Any, error: bool = False) -> None:
+    def result(self, call_id: str, content: Json, error: bool = False) -> None:
         index = self.pending.pop(call_id, None)
         if index is None:
             return
@@ -122,12 +121,12 @@ class _Builder:
             event.result = value
 
 
-def _mapping(value: Any) -> JsonObject:
+def _mapping(value: Json) -> JsonObject:
     """`value` if it is a JSON object, else an empty one."""
     return value if isinstance(value, dict) else {}
 
 
-def _json_or_text(content: Any) -> Any:
+def _json_or_text(content: Json) -> Json:
     """A tool result's text as the JSON it holds (bounded: hostile JSON stays text), else the text."""
     if isinstance(content, str):
         try:
@@ -137,7 +136,7 @@ def _json_or_text(content: Any) -> Any:
     return content
 
 
-def _text(content: Any) -> str:
+def _text(content: Json) -> str:
     """A message's text; content parts (text, images) as the chat API writes them."""
     if content is None:
         return ""
@@ -156,7 +155,7 @@ def _text(content: Any) -> str:
     return str(content)
 
 
-def _openai_messages(messages: list[Any]) -> tuple[list[Event], list[str], str | None]:
+def _openai_messages(messages: list[Json]) -> tuple[list[Event], list[str], str | None]:
     """Events, system texts, and a problem (or None)."""
     build = _Builder()
     system: list[str] = []

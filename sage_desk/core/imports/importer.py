@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.cases.model import Bucket, Case, Expected, Persona
 from sage_desk.core.cases.placing import (
@@ -45,6 +45,7 @@ from sage_desk.core.rules.placed import AGENT_TAG, evaluate_case, rules_state, u
 from sage_desk.core.store.imports import ImportItem, ItemSpill
 
 if TYPE_CHECKING:
+    from sage_desk.core.rules.verdict import Verdict
     from sage_desk.core.store import Store
     from sage_desk.core.store.reviews import NewOverride
 
@@ -413,7 +414,7 @@ class _Job:
         return item
 
 
-def set_slot(store: Store, conversation_id: str, field_name: str, value: str, author: str) -> list[Any]:
+def set_slot(store: Store, conversation_id: str, field_name: str, value: str, author: str) -> list[Verdict]:
     """A reviewer sets a slot of an imported conversation: its case is placed again and its rules re-run.
 
     The change is kept in the conversation's slot history (who, what, when); returns the new rule verdicts.

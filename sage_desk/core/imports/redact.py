@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+
+from sage_desk.core.jsonsafe import Json
 
 EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 CARD = re.compile(r"(?<![\w-])(?:\d[ .-]?){12,18}\d(?![\w-])")  # separated by spaces, dashes or dots
@@ -76,7 +77,7 @@ class Redactor:
             value = NAME.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + self._mask("name"), value)
         return value
 
-    def value(self, value: Any, key: str = "") -> Any:
+    def value(self, value: Json, key: str = "") -> Json:
         """Any JSON value, strings masked wherever they are: in keys too, a card stored as a number, and
         (when asked) the whole value of a field called name or address."""
         if isinstance(value, str):

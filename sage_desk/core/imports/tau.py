@@ -21,26 +21,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from sage_desk.core import jsonbound
 from sage_desk.core.errors import Problem
 from sage_desk.core.events import CustomerMessage, Handover, ToolCall
 from sage_desk.core.imports.formats import Parsed, _Builder, _mapping, _text
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 
 TRANSFER = "transfer_to_human_agents"
 """tau's handover tool, in both tau-bench and tau2."""
 SIMULATIONS_DIR = "simulations"
 
-def _reward(value: Any) -> float | None:
+def _reward(value: Json) -> float | None:
     """tau's reward as a float (0/1, or a fraction), None when the file gives none."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value)
 
 
-def _call(build: _Builder, call_id: str, name: str, arguments: Any) -> None:
+def _call(build: _Builder, call_id: str, name: str, arguments: Json) -> None:
     build.call(call_id, name, arguments)
     if name == TRANSFER:
         decoded = build.events[-1].arguments if isinstance(build.events[-1], ToolCall) else None  # JSON text decoded
@@ -51,7 +50,7 @@ def _call(build: _Builder, call_id: str, name: str, arguments: Any) -> None:
 # --- tau-bench ---------------------------------------------------------------------------------
 
 
-def _list_items(path: Path) -> Iterator[tuple[int, Any] | Problem]:
+def _list_items(path: Path) -> Iterator[tuple[int, Json] | Problem]:
     """Each item of a top-level JSON list with the line it starts on, read an item at a time and
     bounded (core/jsonbound.py); a located Problem where it breaks."""
     if not path.is_file():
@@ -67,7 +66,7 @@ def _list_items(path: Path) -> Iterator[tuple[int, Any] | Problem]:
         yield found
 
 
-def _tau_bench_events(messages: list[Any], where: str) -> tuple[_Builder, list[str], str | None]:
+def _tau_bench_events(messages: list[Json], where: str) -> tuple[_Builder, list[str], str | None]:
     build = _Builder()
     system: list[str] = []
     for i, message in enumerate(messages):
@@ -119,7 +118,7 @@ def read_tau_bench(path: Path) -> Iterator[Parsed | Problem]:
 # --- tau2 --------------------------------------------------------------------------------------
 
 
-def _tau2_message(build: _Builder, message: Any, where: str) -> str | None:
+def _tau2_message(build: _Builder, message: Json, where: str) -> str | None:
     """Add one tau2 message to the conversation; a problem, or None."""
     role = message.get("role") if isinstance(message, dict) else None
     if role == "user":
@@ -141,7 +140,7 @@ def _tau2_message(build: _Builder, message: Any, where: str) -> str | None:
     return None
 
 
-def _simulation(sim: Any, where: str, agent: str | None, path: Path, line: int) -> Parsed | Problem:
+def _simulation(sim: Json, where: str, agent: str | None, path: Path, line: int) -> Parsed | Problem:
     if isinstance(sim, dict) and sim.get("messages") is None and sim.get("ticks") is not None:
         return Problem(str(path), line, 1, f"{where}: a full-duplex (voice) simulation, recorded as ticks: only text "
                                            "simulations (with 'messages') can be imported")
@@ -159,7 +158,7 @@ def _simulation(sim: Any, where: str, agent: str | None, path: Path, line: int) 
     return Parsed(str(sim.get("id") or f"{path.name}#{where}"), build.events, str(path), line, agent, metadata)
 
 
-def _load(path: Path) -> Any:
+def _load(path: Path) -> Json:
     """One JSON document, bounded (core/jsonbound.py): OSError for a missing file, JsonProblem for bad JSON."""
     if not path.is_file():
         raise OSError(f"no such file: {path}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -23,6 +23,9 @@ from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.judge.rubric import CRITERIA, PASS_THRESHOLD, Criterion, say_criterion
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.transcript import render_transcript
+
+if TYPE_CHECKING:
+    from sage_desk.core.llm import LlmClient
 
 JUDGE_SYSTEM = """You are a meticulous quality reviewer of customer-support conversations for {title}.
 You grade the AGENT (not the customer) against the support policy and the rubric below.
@@ -113,7 +116,7 @@ def format_examples(examples: Sequence[JsonObject]) -> str:
 class LlmJudge:
     """A judge played by any litellm model."""
 
-    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None, client: Any = None,
+    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None, client: LlmClient | None = None,
                  examples: Sequence[JsonObject] = (), timeout: float = 90.0, max_retries: int = 4, **extra: Any):
         from sage_desk.core.llm import LlmClient
 

@@ -21,7 +21,7 @@ import difflib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -42,6 +42,9 @@ from sage_desk.core.sop.layout import apply_layout
 from sage_desk.core.sop.model import Graph, NodeKind
 from sage_desk.core.sop.source import DEFAULT_SECTION_CHARS, Section, Span, locate, split_sections
 from sage_desk.core.sop.validate import validate_graph
+
+if TYPE_CHECKING:
+    from sage_desk.core.llm import LlmClient
 
 DEFAULT_ATTEMPTS = 3
 
@@ -206,7 +209,7 @@ ProgressFn = Callable[[DraftProgress], None]
 class _Conversation:
     """The calls to the model: structured output when the provider takes it, and usage totals."""
 
-    def __init__(self, options: DraftOptions, client: Any):
+    def __init__(self, options: DraftOptions, client: LlmClient | None):
         from sage_desk.core.llm import LlmClient
 
         self.options = options
@@ -283,7 +286,7 @@ def summarise(graph: Graph) -> str:
     return "\n".join(lines)
 
 
-async def draft_graph(text: str, domain: DomainContext, options: DraftOptions, *, client: Any = None,
+async def draft_graph(text: str, domain: DomainContext, options: DraftOptions, *, client: LlmClient | None = None,
                       on_progress: ProgressFn | None = None) -> DraftResult:
     """Draft a graph from `text`; raises DraftError (nothing usable), LlmError (the provider failed)."""
     sections = split_sections(text, options.section_chars)
