@@ -107,6 +107,23 @@ def test_edit_a_node_in_the_inspector_then_undo_and_redo(qtbot, editor):
     assert form.label_edit.text() == "Refund the order"
 
 
+def test_an_edit_leaves_the_inspector_lists_alone_so_one_click_opens_them(qtbot, editor):
+    """Issue 35: combo boxes took two clicks. The click that leaves a field commits its edit; the inspector
+    then refilled every list, closing the popup that click was opening. Unchanged lists are left alone now."""
+    editor.select_node("refund")
+    form = editor.inspector.node_form
+    refills = []
+    for combo in (form.tool_combo, form.step_combo):
+        combo.model().modelReset.connect(lambda c=combo: refills.append(c))
+        combo.model().rowsRemoved.connect(lambda *_a, c=combo: refills.append(c))
+    form.label_edit.setFocus()
+    form.label_edit.selectAll()
+    QTest.keyClicks(form.label_edit, "Refund the order")
+    QTest.keyClick(form.label_edit, Qt.Key.Key_Return)
+    assert editor.doc.node("refund").label == "Refund the order" and refills == []
+    assert form.tool_combo.currentText() == "refund"
+
+
 def test_renaming_a_node_in_the_inspector_keeps_its_edges(qtbot, editor):
     editor.select_node("ask")
     form = editor.inspector.node_form

@@ -58,13 +58,14 @@ def _editor(combo: QComboBox) -> QLineEdit:
 
 
 def _set_combo(combo: QComboBox, items: list[str], value: str) -> None:
+    """Show `items` and `value`, touching the list only when it changed: refilled on every edit, a combo
+    closed the popup a click was opening (after another field's edit), so it took two clicks to open."""
     combo.blockSignals(True)
-    combo.clear()
-    combo.addItems(items)
-    if combo.isEditable():
-        combo.setEditText(value)
-    else:
-        combo.setCurrentText(value)
+    if [combo.itemText(i) for i in range(combo.count())] != items:
+        combo.clear()
+        combo.addItems(items)
+    if combo.currentText() != value:
+        combo.setEditText(value) if combo.isEditable() else combo.setCurrentText(value)
     combo.blockSignals(False)
 
 
