@@ -9,11 +9,11 @@ upgraded on read (`parse_event`).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 
 EVENT_VERSION = 1
 
@@ -62,7 +62,7 @@ class ToolCall(_Event):
     call_id: str = ""
     name: str
     arguments: JsonObject | str  # a str when the model sent JSON that did not parse
-    result: Any = None
+    result: Json = None
     error: str | None = None
     kind: str = "read"  # read | write | record | helpdesk
     guard_failed: bool = False

@@ -27,6 +27,7 @@ from sage_desk.core.cases.build import case_world
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, TAG, call_tool
+from sage_desk.core.domain.world import WorldView
 from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.llm.types import ToolCallRequest
 
@@ -37,7 +38,7 @@ HEADER = "x-conversation-id"
 
 @dataclass
 class _Session:
-    world: Any
+    world: WorldView
     ended: bool = False
     calls: list[JsonObject] = field(default_factory=list)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sage_desk.core.errors import RunError
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.llm.types import ToolCallRequest, Usage
 from sage_desk.core.registry import Registry, UnknownNameError
 
@@ -38,7 +38,7 @@ class DoneCall:
     """A tool call the agent made through `sage-desk serve-tools`, with what the sandboxed world answered."""
 
     request: ToolCallRequest
-    result: Any = None
+    result: Json = None
     error: str | None = None
     kind: str = "read"
     guard_failed: bool = False

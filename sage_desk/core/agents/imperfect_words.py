@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from sage_desk.core.events import Event, ToolCall
+from sage_desk.core.jsonsafe import Json
 
 GREETINGS = ("Hi {name},", "Hello {name},", "Dear {name},", "Good day {name},")
 UPSET_OPENERS = (
@@ -110,7 +110,7 @@ def tried(tool: str, key: str) -> str:
     return f"I tried to {verb} the {rest.replace('_', ' ') or 'request'} for {key}, but our system would not allow it."
 
 
-def _humane(value: Any) -> str:
+def _humane(value: Json) -> str:
     text = str(value)
     return text.replace("_", " ") if re.fullmatch(r"[a-z0-9_]+", text) else text
 

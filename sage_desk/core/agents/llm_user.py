@@ -16,7 +16,7 @@ from typing import Any
 from sage_desk.core.agents.base import ConversationView, CustomerReply
 from sage_desk.core.agents.prompts import customer_system_prompt
 from sage_desk.core.cases.model import EMOTIONS
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 
 EMOTION_BANDS = ((0.7, "calm"), (0.5, "slightly_frustrated"), (0.3, "frustrated"), (0.0, "angry"))
 """Lowest satisfaction of each emotion, from calm down: the simulated user's emotion follows its score."""
@@ -46,7 +46,7 @@ def parse_customer(text: str | None) -> tuple[CustomerReply, bool]:
     itself), and whether the customer wants to stop after it."""
     raw = (text or "").strip()
     match = re.search(r"\{.*\}", raw, re.S)
-    data: Any = None
+    data: Json = None
     if match:
         try:
             data = json.loads(match.group(0))

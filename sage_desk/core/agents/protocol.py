@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.errors import SageError
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.llm.client import parse_tool_call
 from sage_desk.core.llm.types import ToolCallRequest
 
@@ -98,7 +98,7 @@ def check_settings(settings: AgentSettings, agents: list[str]) -> None:
         )
 
 
-def parse_param(text: str) -> tuple[str, Any]:
+def parse_param(text: str) -> tuple[str, Json]:
     """`temperature=0.2` -> ("temperature", 0.2): the value read as JSON when it is JSON (numbers,
     true/false, null, lists, objects), else kept as text."""
     key, eq, raw = text.partition("=")
@@ -116,7 +116,7 @@ def parse_param(text: str) -> tuple[str, Any]:
         return key, raw
 
 
-def action_of_reply(agent: str, reply: Any, bundle: DomainBundle) -> tuple[str | None, list[ToolCallRequest]]:
+def action_of_reply(agent: str, reply: Json, bundle: DomainBundle) -> tuple[str | None, list[ToolCallRequest]]:
     """The text and tool calls of one OpenAI-format assistant message (or a chat completion holding
     one); anything else, or a tool the domain lacks, raises `AgentError`."""
     message = _message_of(agent, reply)
@@ -135,7 +135,7 @@ def action_of_reply(agent: str, reply: Any, bundle: DomainBundle) -> tuple[str |
     return content, calls
 
 
-def _message_of(agent: str, reply: Any) -> JsonObject:
+def _message_of(agent: str, reply: Json) -> JsonObject:
     if isinstance(reply, dict) and isinstance(reply.get("choices"), list):
         choices = reply["choices"]
         if not choices or not isinstance(choices[0], dict) or not isinstance(choices[0].get("message"), dict):
@@ -156,7 +156,7 @@ def _message_of(agent: str, reply: Any) -> JsonObject:
     return reply
 
 
-def _tool_calls(agent: str, raw: Any) -> list[ToolCallRequest]:
+def _tool_calls(agent: str, raw: Json) -> list[ToolCallRequest]:
     if raw is None:
         return []
     if not isinstance(raw, list):

@@ -15,17 +15,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from sage_desk.core import expr
-from sage_desk.core.domain.model import Column, Domain, ToolKind
+from sage_desk.core.domain.model import Column, Domain, Table, ToolKind
 from sage_desk.core.domain.tools import HELPDESK_TOOLS, helpdesk_schemas, tool_schema
 from sage_desk.core.domain.unsafe import FALSE_CLOSURE
-from sage_desk.core.domain.world import Row, World
+from sage_desk.core.domain.world import Row, World, WorldView
 from sage_desk.core.errors import DomainError, InputError, Problem
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.locations import resolve_domain_dir
 from sage_desk.core.sop.io import graph_from_located, pydantic_problems
 from sage_desk.core.sop.model import FieldSource, Graph
@@ -89,7 +88,7 @@ class DomainBundle:
             self._schemas += helpdesk_schemas(self.domain, self.user_fields())
         return self._schemas
 
-    def context_rows(self, grounding: dict[str, str], world: Any = None) -> dict[str, Row]:
+    def context_rows(self, grounding: dict[str, str], world: World | WorldView | None = None) -> dict[str, Row]:
         """The named rows of a case: those it names, then those reached through `via`."""
         source = world or self.world
         rows: dict[str, Row] = {}
@@ -290,7 +289,7 @@ def _load_world(path: Path, domain: Domain) -> tuple[World, list[Problem]]:
     return world, problems
 
 
-def _check_row(located: Located, tname: str, i: int, row: Any, table: Any, into: dict[str, Row]) -> list[Problem]:
+def _check_row(located: Located, tname: str, i: int, row: Json, table: Table, into: dict[str, Row]) -> list[Problem]:
     where = (tname, i)
     if not isinstance(row, dict):
         return [located.problem(where, f"{tname}[{i}]: expected a mapping")]

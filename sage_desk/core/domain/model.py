@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sage_desk.core.domain.unsafe import KIND_NAME
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 
 
 class _Model(BaseModel):
@@ -59,7 +59,7 @@ class Param(_Model):
 
     type: Literal["string", "integer", "number", "boolean", "array", "object"] = "string"
     description: str = ""
-    enum: list[Any] | None = None
+    enum: list[Json] | None = None
     required: bool = True
 
 

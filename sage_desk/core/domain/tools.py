@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from sage_desk.core import expr
 from sage_desk.core.domain.model import Domain, Param, ToolKind, ToolSpec
 from sage_desk.core.domain.world import WorldView
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 
 TAG, HANDOVER, CLOSE = "tag_ticket", "handover_to_human", "close_ticket"
 HELPDESK_TOOLS = (TAG, HANDOVER, CLOSE)
@@ -24,7 +23,7 @@ CLOSE_OUTCOMES = ("resolved", "refused", "info_requested")
 class ToolResult:
     """What a tool call returned: `result` on success, `error` otherwise."""
 
-    result: Any = None
+    result: Json = None
     error: str | None = None
     kind: str = "read"  # read | write | record | helpdesk
     guard_failed: bool = False  # the call was well-formed but the guard refused it
@@ -86,7 +85,7 @@ _PY_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "array": (list,), "object": (dict,)}
 
 
-def check_args(spec: ToolSpec, args: Any) -> str | None:
+def check_args(spec: ToolSpec, args: Json) -> str | None:
     """Why `args` do not fit the tool's parameters, or None."""
     if not isinstance(args, dict):
         return "arguments must be a JSON object"
@@ -110,7 +109,7 @@ def check_args(spec: ToolSpec, args: Any) -> str | None:
     return None
 
 
-def call_tool(domain: Domain, world: WorldView, name: str, args: Any) -> ToolResult:
+def call_tool(domain: Domain, world: WorldView, name: str, args: Json) -> ToolResult:
     """Run a declared tool on the conversation's private world; never raises."""
     spec = domain.tools.get(name)
     if spec is None:

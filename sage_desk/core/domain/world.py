@@ -5,9 +5,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 
 Row = JsonObject
 
@@ -18,7 +17,7 @@ class World:
 
     tables: dict[str, dict[str, Row]] = field(default_factory=dict)
 
-    def get(self, table: str, key: Any) -> Row | None:
+    def get(self, table: str, key: Json) -> Row | None:
         """A copy of one row, or None."""
         row = self.tables.get(table, {}).get(str(key))
         return copy.deepcopy(row) if row is not None else None
@@ -44,13 +43,13 @@ class WorldView:
     overlay: dict[str, dict[str, Row]] = field(default_factory=dict)
     records: list[JsonObject] = field(default_factory=list)
 
-    def get(self, table: str, key: Any) -> Row | None:
+    def get(self, table: str, key: Json) -> Row | None:
         row = self.overlay.get(table, {}).get(str(key))
         if row is not None:
             return copy.deepcopy(row)
         return self.base.get(table, key)
 
-    def put(self, table: str, key: Any, row: Row) -> None:
+    def put(self, table: str, key: Json, row: Row) -> None:
         self.overlay.setdefault(table, {})[str(key)] = copy.deepcopy(row)
 
     def record(self, entry: JsonObject) -> None:

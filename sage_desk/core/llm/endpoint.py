@@ -32,7 +32,7 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.llm import http1
 
 if TYPE_CHECKING:
@@ -237,10 +237,10 @@ def encode_body(body: JsonObject) -> bytes:
 
 
 _LONG_MESSAGE = 512  # characters: a message this long is worth remembering encoded
-_tools_cache: dict[tuple[int, int], tuple[list[Any], str]] = {}
+_tools_cache: dict[tuple[int, int], tuple[list[Json], str]] = {}
 
 
-def _tools_json(tools: list[Any]) -> str:
+def _tools_json(tools: list[Json]) -> str:
     """The schemas' JSON, once per list (a domain's cached schemas: the same list for every request)."""
     key = (id(tools), len(tools))
     hit = _tools_cache.get(key)
@@ -253,7 +253,7 @@ def _tools_json(tools: list[Any]) -> str:
     return text
 
 
-def _message_json(message: Any) -> str:
+def _message_json(message: Json) -> str:
     if isinstance(message, dict) and len(message) == 2 and isinstance(content := message.get("content"), str) \
             and len(content) >= _LONG_MESSAGE and isinstance(role := message.get("role"), str):
         return _long_message_json(role, content)

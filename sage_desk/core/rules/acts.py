@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from sage_desk.core import expr
 from sage_desk.core.cases.build import case_world
@@ -33,18 +32,18 @@ from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind, UnsafeAct
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, HELPDESK_TOOLS, TAG, call_tool
 from sage_desk.core.events import Event, Handover, TicketClosed, ToolCall
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 
 HANDOVER_STEP = "handover"
 """The `tool` of the handover step that ends an escalation path."""
 
 
-def normalize(value: Any) -> str:
+def normalize(value: Json) -> str:
     """Loose comparison form of an argument: case, spacing and punctuation folded."""
     return re.sub(r"[^a-z0-9]+", " ", str(value).lower()).strip()
 
 
-def args_match(expected: JsonObject, observed: Any) -> bool:
+def args_match(expected: JsonObject, observed: Json) -> bool:
     """Whether the observed arguments carry every expected argument (values compared loosely)."""
     if not isinstance(observed, dict):
         return False
@@ -170,7 +169,7 @@ def _mark_steps(steps: list[Step], doers: list[Event]) -> None:
         firsts.append(step.done.seq if step.done is not None else None)
 
 
-def _key_of(bundle: DomainBundle, tool: str, args: Any) -> str | None:
+def _key_of(bundle: DomainBundle, tool: str, args: Json) -> str | None:
     spec = bundle.domain.tools.get(tool)
     if spec is None or not isinstance(args, dict) or spec.key not in args:
         return None

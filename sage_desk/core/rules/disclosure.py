@@ -16,14 +16,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from sage_desk.core.cases.build import case_world
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.tools import call_tool
+from sage_desk.core.domain.world import WorldView
 from sage_desk.core.events import AgentMessage, Event
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.rules.acts import Step
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
@@ -88,7 +88,7 @@ def fold(text: str) -> str:
     return " " + re.sub(r"[^a-z0-9]+", " ", text).strip() + " "
 
 
-def forms(value: Any) -> list[str]:
+def forms(value: Json) -> list[str]:
     """The written forms of one value, each folded (see the module doc); empty when it cannot be checked."""
     if isinstance(value, bool) or value is None or isinstance(value, list | dict):
         return []
@@ -126,7 +126,7 @@ def _date_forms(day: date) -> list[str]:
     return sorted({fold(o).strip() for o in out})
 
 
-def carries(text: str, value: Any) -> bool:
+def carries(text: str, value: Json) -> bool:
     """Whether folded `text` carries one of the value's forms as whole words.
 
     An identifier (one word of six or more characters with a digit: a tracking number, a
@@ -139,7 +139,7 @@ def carries(text: str, value: Any) -> bool:
     return any(len(f) >= 6 and " " not in f and any(c.isdigit() for c in f) and f in packed for f in found)
 
 
-def _record(bundle: DomainBundle, world: Any, step: Step) -> JsonObject:
+def _record(bundle: DomainBundle, world: WorldView, step: Step) -> JsonObject:
     found = call_tool(bundle.domain, world, step.tool, dict(step.args))
     return found.result if found.error is None and isinstance(found.result, dict) else {}
 

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind
 from sage_desk.core.events import AgentMessage, CustomerMessage, Event, ToolCall
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.rules.engine import RuleContext, rule
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.sop.model import NodeKind
@@ -57,11 +56,11 @@ def confirm_tools(bundle: DomainBundle) -> dict[str, list[str]]:
     return out
 
 
-def values_at(data: Any, path: str) -> list[Any]:
+def values_at(data: Json, path: str) -> list[Json]:
     """The leaf values at a dotted path, through lists (`flights.flight_number` -> every flight's number)."""
     found = [data]
     for part in path.split("."):
-        step: list[Any] = []
+        step: list[Json] = []
         for item in found:
             for one in item if isinstance(item, list) else [item]:
                 if isinstance(one, dict) and part in one:
@@ -75,7 +74,7 @@ def _fold(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+|(?<!\d)\.|\.(?!\d)", " ", text.lower()).strip()
 
 
-def named(value: Any, text: str) -> bool:
+def named(value: Json, text: str) -> bool:
     """Whether `value` is named in `text`: loosely (case, `_` and punctuation folded); a number by its value
     (`120` in "$120.00"); a payment id by its id or its number (`credit_card_7815826` by "7815826")."""
     folded = f" {_fold(text)} "
@@ -94,7 +93,7 @@ def named(value: Any, text: str) -> bool:
 ORIGINAL = re.compile(r"\b(original|same) (payment|form of payment|method|card)|\boriginal booking", re.IGNORECASE)
 
 
-def _original(value: Any, earlier: Sequence[Event]) -> bool:
+def _original(value: Json, earlier: Sequence[Event]) -> bool:
     """Whether `value` paid for a record the conversation read (its payment history's first payment), or no
     record with a payment history was read (nothing to hold the words against)."""
     firsts = [
@@ -109,7 +108,7 @@ def _original(value: Any, earlier: Sequence[Event]) -> bool:
     return not firsts or value in firsts
 
 
-def named_payment(value: Any, text: str, earlier: Sequence[Event] = ()) -> bool:
+def named_payment(value: Json, text: str, earlier: Sequence[Event] = ()) -> bool:
     """A payment method is named by its id's number, as "the original (or same) payment method" when it is the one that
     paid a record the conversation read, or,
     where a profile the conversation read holds it, by its card's last four digits or by its kind ("gift card")
@@ -142,25 +141,25 @@ NEW = "new:"
 made), compared with the record as last read; a number is named by its size (a refund of -120 as "120")."""
 
 
-def _detail_values(detail: str, args: JsonObject, result: Any, kept: JsonObject) -> list[Any]:
+def _detail_values(detail: str, args: JsonObject, result: Json, kept: JsonObject) -> list[Json]:
     if not detail.startswith(NEW):
         return values_at(args, detail)
     path = detail[len(NEW) :]
     head = path.split(".", 1)[0]
     was, now = kept.get(head), result.get(head) if isinstance(result, dict) else None
-    old: list[Any] = was if isinstance(was, list) else []
+    old: list[Json] = was if isinstance(was, list) else []
     added = [x for x in now if x not in old] if isinstance(now, list) else []
     rest = path.split(".", 1)[1] if "." in path else ""
     values = [v for x in added for v in (values_at(x, rest) if rest else [x])]
     return [abs(v) if isinstance(v, int | float) and not isinstance(v, bool) else v for v in values]
 
 
-def _overcharged(call: ToolCall, kept: JsonObject, listing: str, text: str) -> list[tuple[str, Any]]:
+def _overcharged(call: ToolCall, kept: JsonObject, listing: str, text: str) -> list[tuple[str, Json]]:
     """A charge above every price the listing put to the customer: they agreed to pay less, so to another
     action (more segments, more passengers). A price quoted in their favour is a misquote, not this."""
     quoted = [float(p.replace(",", "")) for p in re.findall(r"\$\s?(\d[\d,]*(?:\.\d+)?)", listing)]
     was, now = kept.get("payment_history"), call.result.get("payment_history") if isinstance(call.result, dict) else None
-    old: list[Any] = was if isinstance(was, list) else []
+    old: list[Json] = was if isinstance(was, list) else []
     charges = [x.get("amount") for x in now if x not in old and isinstance(x, dict)] if isinstance(now, list) else []
     return [
         ("charged", c)
@@ -169,7 +168,7 @@ def _overcharged(call: ToolCall, kept: JsonObject, listing: str, text: str) -> l
     ]
 
 
-def _named(detail: str, value: Any, text: str, earlier: Sequence[Event]) -> bool:
+def _named(detail: str, value: Json, text: str, earlier: Sequence[Event]) -> bool:
     return named_payment(value, text, earlier) if detail.endswith("payment_id") else named(value, text)
 
 

@@ -7,12 +7,12 @@ database.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sage_desk.core.engine.status import ConversationStatus, RunStatus
-from sage_desk.core.jsonsafe import JsonObject
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.rules.verdict import Verdict
 
 
@@ -47,7 +47,7 @@ class ConversationRecord(_Record):
     repeat: int = 0
     bucket: str | None = None
     conflict: str | None = None
-    tactics: list[Any] = Field(default_factory=list)
+    tactics: list[Json] = Field(default_factory=list)
     seed: int | None = None
     status: ConversationStatus = ConversationStatus.PENDING
     termination: str | None = None
