@@ -46,10 +46,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cases", metavar="ID,ID", help="only these case ids")
     parser.add_argument("--suite", metavar="FILE", help="a case suite other than the domain's cases.jsonl")
     parser.add_argument("--resume", metavar="RUN_ID",
-                        help="finish a run: play its unfinished and errored conversations, judge its unjudged ones")
-    parser.add_argument("--join", metavar="RUN_ID",
+                        help="finish a run: play its unfinished and errored conversations, judge its unjudged ones, "
+                             "taking back what dead processes held; refused while another live process plays it "
+                             "('run R is being played by process P on host H since ...') unless --join is given too")
+    parser.add_argument("--join", metavar="RUN_ID", nargs="?", const=JOIN_RESUMED,
                         help="take a share of a run other processes or machines may be playing too (one PostgreSQL "
-                             "database): claim conversations nobody plays, a few at a time, until none is left")
+                             "database): claim conversations nobody plays, a few at a time, until none is left; "
+                             "errored ones are left to --resume. With --resume RUN_ID, plain --join resumes alongside "
+                             "the processes playing it")
     parser.add_argument("--create-only", action="store_true",
                         help="create the run and print its id without playing it (then: sage-desk run --join RUN_ID)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -97,11 +101,17 @@ def _named_agents(given: list[str]) -> tuple[list[str], dict[str, str]]:
     return agents, names
 
 
+JOIN_RESUMED = "-"  # --join without a run id: share the run --resume names
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.join and args.resume:
-        return fail("--join and --resume both name a run to play: give one", USAGE)
+    if args.join == JOIN_RESUMED and not args.resume:
+        return fail("--join needs a run: --join RUN_ID, or --resume RUN_ID --join", USAGE)
+    if args.join and args.resume and args.join not in (JOIN_RESUMED, args.resume):
+        return fail("--join and --resume name different runs: give one run", USAGE)
     if args.create_only and (args.join or args.resume):
         return fail("--create-only makes a new run: leave --join and --resume out", USAGE)
+    args.retry_errored = bool(args.resume)  # a resume plays errored conversations again; a plain joiner leaves them
     args.resume = args.resume or args.join  # a joiner plays a stored run with its own settings, as a resume does
     if not args.resume and (not args.domain or not args.agent):
         return fail("name --domain and at least one --agent (or --resume RUN_ID)", USAGE)
@@ -163,7 +173,7 @@ def _execute(args: argparse.Namespace, store: Store) -> int:
           f"judges {', '.join(spec.judges) or 'none'}, {spec.repeats} repeat(s)", file=sys.stderr)
     try:
         with bar:
-            progress = asyncio.run(runner.execute(run_id, join=bool(args.join)))
+            progress = asyncio.run(runner.execute(run_id, join=bool(args.join), retry_errored=args.retry_errored))
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted")
         print(f"\ninterrupted; finish it with: sage-desk run --resume {run_id}", file=sys.stderr)

@@ -25,6 +25,8 @@ class PlayRow(Protocol):
     @property
     def agent(self) -> str: ...
     @property
+    def repeat(self) -> int: ...
+    @property
     def seed(self) -> int | None: ...
     @property
     def status(self) -> str: ...
@@ -73,8 +75,9 @@ class RunStore(Protocol):
         ...
 
     def claim_conversations(self, run_id: str, owner_id: int, statuses: Sequence[str], sources: Sequence[str] = (),
-                            n: int = 8) -> tuple[Sequence[PlayRow], int]:
-        """Claim up to `n` free conversations to play for `owner_id`; with how many other live owners still hold."""
+                            n: int = 8, after: tuple[Any, ...] | None = None) -> tuple[Sequence[PlayRow], int]:
+        """Claim up to `n` free conversations to play for `owner_id` (after the list-order key `after`);
+        with how many other live owners still hold."""
         ...
 
     def claim_run(self, run_id: str, join: bool = False) -> int:

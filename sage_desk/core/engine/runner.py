@@ -52,7 +52,15 @@ from sage_desk.core.sop.io import dumps_graph
 
 log = logging.getLogger(__name__)
 
-CLAIM_POLL_S = 1.0  # how often a joined run looks again for conversations others held (run --join)
+CLAIM_POLL_S = 1.0  # how often a process looks again for conversations other live owners held
+CLAIM_MIN, CLAIM_MAX = 8, 32  # conversations claimed at a time: one per lane, within these bounds
+
+
+def claim_batch(concurrency: int) -> int:
+    """How many conversations a process claims at once: about what its lanes take in one round, so
+    claims are a small part of its writes (one transaction each) and, at the end of a run, a process
+    holds at most a round it has not started while another has nothing left (store/owners.py)."""
+    return max(CLAIM_MIN, min(CLAIM_MAX, concurrency))
 PROVIDER_DEFAULT = "default"  # a role's API base that means the provider's own endpoint, not the run's
 
 
@@ -287,13 +295,17 @@ class Runner:
         for task in self._tasks:
             task.cancel()
 
-    async def execute(self, run_id: str, join: bool = False) -> Progress:
+    async def execute(self, run_id: str, join: bool = False, retry_errored: bool | None = None) -> Progress:
         """Play every unfinished or errored conversation of `run_id`, and judge finished ones missing verdicts.
 
-        With `join`, this process takes a share of a run other processes (other machines, on
-        PostgreSQL) may be playing too: it claims conversations nobody holds a few at a time, takes
-        back those of owners whose heartbeat stopped, and ends when nothing is left to claim and no
-        live owner holds anything (store/owners.py). Errored conversations are left to --resume.
+        Every process that plays a run (a new run, a resume, a joiner, its worker processes) takes its
+        conversations the same way: it registers as one of the run's owners, with a heartbeat, and
+        claims conversations nobody holds a few at a time (store/owners.py), taking back those of
+        owners whose heartbeat stopped; it ends when nothing is left to claim and no live owner holds
+        anything. So no conversation is played twice, whatever mix of processes plays the run.
+        Without `join`, a run another live process plays is refused (RunBusyError naming it); with
+        it, this process plays alongside. `retry_errored` (default: not `join`) plays conversations
+        that errored before this process started again (a resume does; a plain joiner leaves them).
         """
         self._loop = asyncio.get_running_loop()
         run = self.store.get_run(run_id)
@@ -304,21 +316,18 @@ class Runner:
         todo = self.store.count_to_play(run_id, RESUMED, self.sources())
         self.progress = Progress(total=total)
         self.progress.already_done = self.progress.done = total - todo
-        if join and self.workers > 1:
-            raise RunError("--join plays in one process: start one joiner per machine (or several) instead of --workers")
+        statuses = RESUMED if (not join if retry_errored is None else retry_errored) else UNFINISHED
         self.owner_id = self.store.claim_run(run_id, join=join)  # refused while another live process plays it (owners.py)
         heartbeat = self._heartbeat(self.owner_id)
         try:
             self.store.set_run_status(run_id, RunStatus.RUNNING)
             self._report()
-            if join:
-                with self._endpoint_figures(run_id, spec, shares=1):
-                    await self._play_rows(self._claimed(run_id, self.owner_id), spec, spec.concurrency)
-            elif self._sharded(todo):
-                await self._play_in_workers(run_id, spec, todo)
+            if self._sharded(todo):
+                await self._play_in_workers(run_id, spec, todo, statuses)
             else:
                 with self._endpoint_figures(run_id, spec, shares=1):
-                    await self._play_rows(self._rows(run_id), spec, spec.concurrency)
+                    rows = self._claimed(run_id, self.owner_id, statuses, claim_batch(spec.concurrency))
+                    await self._play_rows(rows, spec, spec.concurrency)
         finally:
             heartbeat.stop()
             self._release(self.owner_id)
@@ -348,16 +357,24 @@ class Runner:
 
         return Heartbeat(beat).start()
 
-    async def _claimed(self, run_id: str, owner_id: int) -> AsyncIterator[PlayRow]:
-        """A joined run's conversations: claimed a few at a time; when none is free but live owners still
-        hold some, wait and look again (one of them may die, and its claims come back)."""
+    async def _claimed(self, run_id: str, owner_id: int, statuses: tuple[str, ...], batch: int) -> AsyncIterator[PlayRow]:
+        """The conversations this process plays: claimed `batch` at a time in the run's list order, each
+        claim going on from the last (one walk of the list index per pass, as keyset pages); at the end
+        of a pass, once more from the start (claims a dead owner handed back, rows another process had
+        locked); when none is free but live owners still hold some, wait and look again (one may die)."""
+        sources, after = self.sources(), None
         while not self._cancel.is_set():
-            rows, elsewhere = self.store.claim_conversations(run_id, owner_id, UNFINISHED)
+            rows, elsewhere = self.store.claim_conversations(run_id, owner_id, statuses, sources, n=batch, after=after)
             for row in rows:
                 yield row
-            if not rows:
-                if not elsewhere:
-                    return
+            if rows:
+                last = rows[-1]
+                after = (last.case_id, last.agent, last.repeat, last.id)
+            elif after is not None:
+                after = None
+            elif not elsewhere:
+                return
+            else:
                 await asyncio.sleep(CLAIM_POLL_S)
 
     def _rows(self, run_id: str, share: int = 0, shares: int = 1) -> Iterator[PlayRow]:
@@ -385,13 +402,18 @@ class Runner:
         progress.unjudged = self.store.count_to_play(run_id, (), sources) if sources else 0
         self._report()
 
-    async def play_share(self, run_id: str, share: int, shares: int, concurrency: int) -> None:
-        """A worker's part of `execute`: play the conversations of its share; the parent keeps the run's status."""
+    async def play_share(self, run_id: str, share: int, shares: int, concurrency: int,
+                         statuses: tuple[str, ...] = RESUMED) -> None:
+        """A worker's part of `execute`: claim and play conversations under the parent's owner id (or, without
+        one, the conversations of its share); the parent keeps the run's status and heartbeat."""
         self._loop = asyncio.get_running_loop()
         spec = RunSpec.from_config(self.store.get_run(run_id).config)
         self.progress = Progress(total=0)  # the parent's progress counts the run; this one only what was played here
+        rows: Iterable[PlayRow] | AsyncIterator[PlayRow] = self._rows(run_id, share, shares)
+        if self.owner_id is not None:
+            rows = self._claimed(run_id, self.owner_id, statuses, claim_batch(concurrency))
         with self._endpoint_figures(run_id, spec, shares):
-            await self._play_rows(self._rows(run_id, share, shares), spec, concurrency)
+            await self._play_rows(rows, spec, concurrency)
 
     @contextlib.contextmanager
     def _endpoint_figures(self, run_id: str, spec: RunSpec, shares: int) -> Iterator[None]:
@@ -424,11 +446,12 @@ class Runner:
             raise RunError("worker processes need a post_factory, not a post hook bound to this process's store")
         return True
 
-    async def _play_in_workers(self, run_id: str, spec: RunSpec, todo: int) -> None:
+    async def _play_in_workers(self, run_id: str, spec: RunSpec, todo: int, statuses: tuple[str, ...]) -> None:
         shares = min(self.workers, todo)
         per_worker = max(1, -(-spec.concurrency // shares))
         jobs = [WorkerJob(self.link, run_id, share, shares, per_worker, self.agent_options, self.user_options,
-                          self.post_factory, owner_pid=os.getpid(), owner_id=self.owner_id) for share in range(shares)]
+                          self.post_factory, owner_pid=os.getpid(), owner_id=self.owner_id, statuses=statuses)
+                for share in range(shares)]
         self._pool = WorkerPool(jobs, on_delta=self._add_delta)
         if self._cancel.is_set():
             return

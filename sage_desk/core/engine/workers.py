@@ -4,9 +4,10 @@ A run against a fast local server (vLLM, Ollama, a fake) can be CPU-bound in one
 event loop does every conversation's engine, client and rule work, 1.1-1.4 ms of CPU per
 completion on the direct path and 8-12 ms through litellm (benchmarks/bench_harness.py), so it
 tops out at some hundreds of completions a second whatever the concurrency. `Runner(workers=N)` gives each of N processes its
-own event loop, LLM client and database connection, and a share of the unfinished conversations
-(by a hash of their ids, `runner.shard_of`, so each gets a mix of agents and cases, and reads
-its share a page at a time like a run in one process) and of the concurrency.
+own event loop, LLM client and database connection, and a share of the concurrency. Each worker
+claims its conversations in the database a few at a time under the run owner's id, as every process
+that plays a run does (store/owners.py), so workers, and other processes joining the run, never
+play one twice; `runner.shard_of` (a hash of the ids) is left for a share played without an owner.
 
 The database is the only thing the processes share, which is what makes this safe: every
 conversation row is written by exactly one process, SQLite in WAL mode (or PostgreSQL) takes
@@ -52,6 +53,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any
 
+from sage_desk.core.engine.status import RESUMED
 from sage_desk.core.errors import RunError
 
 log = logging.getLogger(__name__)
@@ -86,7 +88,8 @@ class WorkerJob:
     user_options: dict[str, Any]
     post_factory: Callable[[Any], Any] | None
     owner_pid: int = 0  # the run's process: a worker outliving it ends itself
-    owner_id: int | None = None  # the run's owner row (store/owners.py): workers write only its conversations
+    owner_id: int | None = None  # the run's owner row (store/owners.py): workers claim and write under it
+    statuses: tuple[str, ...] = ()  # the conversation statuses the run plays (runner.execute); (): RESUMED
 
 
 def context(preload: list[str] | None = None) -> Any:
@@ -165,7 +168,7 @@ async def _play_share(runner: Any, job: WorkerJob, cancel: Any) -> None:
 
     watcher = asyncio.ensure_future(watch())
     try:
-        await runner.play_share(job.run_id, job.share, job.shares, job.concurrency)
+        await runner.play_share(job.run_id, job.share, job.shares, job.concurrency, job.statuses or RESUMED)
     finally:
         watcher.cancel()
 

@@ -108,8 +108,9 @@ def register(session: Session, run_id: str, join: bool = False, stale_after_s: f
     for owner in owners(session, run_id):
         if is_alive(owner, now, stale_after_s):
             if not join:
-                raise RunBusyError(f"run {run_id} is being played by {owner.describe()}; "
-                                   f"wait for it to end, or stop it (it is taken over {STALE_AFTER_S:g} s after it stops)")
+                raise RunBusyError(f"run {run_id} is being played by {owner.describe()}; add --join to play it "
+                                   f"alongside, or wait (a stopped process is taken over {STALE_AFTER_S:g} s after its "
+                                   "last heartbeat)")
             continue
         log.warning("run %s: %s stopped beating; taking over its conversations", run_id, owner.describe())
         release(session, owner.id)
@@ -163,18 +164,19 @@ def release_dead(session: Session, run_id: str, stale_after_s: float | None = No
     return dead
 
 
-def claim(session: Session, owner_id: int, where: ColumnElement[bool], order: tuple[Any, ...], n: int) -> list[str]:
-    """Claim up to `n` conversations matching `where` that nobody holds, in `order`, for `owner_id`.
+def claim(session: Session, owner_id: int, where: ColumnElement[bool], order: tuple[Any, ...], n: int) -> list[ConversationRow]:
+    """Claim up to `n` conversations matching `where` that nobody holds, in `order`, for `owner_id`; their rows.
 
     On PostgreSQL the rows are picked `FOR UPDATE SKIP LOCKED`: processes claiming at the same
     time each get other rows and never wait on each other. SQLite has one writer at a time.
     """
-    query = (select(ConversationRow.id).where(where, ConversationRow.owner_id.is_(None)).order_by(*order).limit(n)
+    query = (select(ConversationRow).where(where, ConversationRow.owner_id.is_(None)).order_by(*order).limit(n)
              .with_for_update(skip_locked=True, of=ConversationRow))
-    ids = list(session.scalars(query))
-    if ids:
-        session.execute(update(ConversationRow).where(ConversationRow.id.in_(ids)).values(owner_id=owner_id))
-    return ids
+    rows = list(session.scalars(query))
+    if rows:
+        session.execute(update(ConversationRow).where(ConversationRow.id.in_([r.id for r in rows]))
+                        .values(owner_id=owner_id), execution_options={"synchronize_session": False})
+    return rows
 
 
 def held_elsewhere(session: Session, run_id: str, owner_id: int, where: ColumnElement[bool]) -> int:

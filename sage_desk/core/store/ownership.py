@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from sage_desk.core.store import owners
-from sage_desk.core.store.records import ConversationRecord
+from sage_desk.core.store.records import ConversationRecord, ConversationStatus
 from sage_desk.core.store.retry import retry_transient
-from sage_desk.core.store.schema import ConversationRow
+from sage_desk.core.store.schema import ConversationRow, RunOwnerRow
 
 CLAIM_BATCH = 8  # conversations a joined run's process claims at a time (claim_conversations)
 
@@ -71,22 +71,35 @@ class Ownership:
         return retry_transient(write, "repair")
 
     def claim_conversations(self, run_id: str, owner_id: int, statuses: Sequence[str], sources: Sequence[str] = (),
-                            n: int = CLAIM_BATCH) -> tuple[list[ConversationRecord], int]:
+                            n: int = CLAIM_BATCH, after: tuple[Any, ...] | None = None) -> tuple[list[ConversationRecord], int]:
         """Claim up to `n` of the run's conversations to play (in `statuses`, or unjudged by `sources`) that
-        nobody holds, dead owners' conversations handed back first; with how many other live owners still hold."""
+        nobody holds; when none is free, with how many other live owners still hold (0 when some were claimed).
+
+        `after` is the list-order key (case, agent, repeat, id) of the last conversation claimed: a
+        pass over the run walks its list index once, instead of from the start at every claim. An
+        errored conversation is claimed only if it errored before this owner started: one that
+        errored in another process while this one plays is left to a later resume, not played again.
+        Dead owners' conversations are handed back at the start of each pass."""
         from sage_desk.core.store.store import _LIST_ORDER, _conversation_record, _to_play  # store.py imports this
 
-        where = _to_play(run_id, statuses, sources)
-        if where is None:
+        to_play = _to_play(run_id, statuses, sources)
+        if to_play is None:
             return [], 0
 
         def write() -> tuple[list[ConversationRecord], int]:
             with self._writing() as session:
-                owners.release_dead(session, run_id)
-                ids = owners.claim(session, owner_id, where, _LIST_ORDER, n)
-                rows = session.scalars(select(ConversationRow).where(ConversationRow.id.in_(ids))
-                                       .order_by(*_LIST_ORDER)).all() if ids else []
-                return [_conversation_record(r) for r in rows], owners.held_elsewhere(session, run_id, owner_id, where)
+                since = session.scalar(select(RunOwnerRow.started_at).where(RunOwnerRow.id == owner_id))
+                if since is None:  # taken over: the heartbeat says so and stops the run
+                    return [], 0
+                where = and_(to_play, or_(ConversationRow.status != ConversationStatus.ERRORED.value,
+                                          ConversationRow.finished_at.is_(None), ConversationRow.finished_at < since))
+                if after is None:  # a pass starts: take back what dead owners held (register did, at the first)
+                    owners.release_dead(session, run_id)
+                ahead = where if after is None else and_(where, tuple_(*_LIST_ORDER) > tuple_(*after))
+                rows = owners.claim(session, owner_id, ahead, _LIST_ORDER, n)
+                if rows:  # the count is only needed to know whether to wait
+                    return [_conversation_record(r) for r in rows], 0
+                return [], owners.held_elsewhere(session, run_id, owner_id, where)
 
         return retry_transient(write, "claim")
 

@@ -118,7 +118,9 @@ def test_a_killed_worker_is_reported_and_its_conversations_stay_resumable(tmp_pa
 
     def kill_one_worker(progress):
         pool = runner._pool
-        if pool is not None and not killed and progress.done >= 1:
+        # Workers claim conversations as they go: kill one once both are playing (two conversations running),
+        # so the killed one holds some it had claimed.
+        if pool is not None and not killed and progress.done >= 1 and store.count_to_play(run_id, ["running"]) >= 2:
             victim = pool.processes[0]
             os.kill(victim.pid, signal.SIGKILL)
             killed.append(victim.pid)

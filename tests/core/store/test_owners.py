@@ -44,7 +44,8 @@ def test_joiners_claim_different_conversations_and_wait_for_each_other(any_store
     mine, _ = any_store.claim_conversations(run_id, a, PENDING, n=4)
     theirs, held = any_store.claim_conversations(run_id, b, PENDING, n=4)
     assert len(mine) == 4 and len(theirs) == 2 and not {c.id for c in mine} & {c.id for c in theirs}
-    assert held == 4  # a still holds four unfinished: b waits rather than ends
+    none, held = any_store.claim_conversations(run_id, b, PENDING, n=4)
+    assert none == [] and held == 4  # a still holds four unfinished: b waits rather than ends
     any_store.release_owner(a)
     back, held = any_store.claim_conversations(run_id, b, PENDING, n=10)
     assert len(back) == 4 and held == 0
