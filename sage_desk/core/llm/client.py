@@ -27,6 +27,7 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
 from typing import Any
 
 from sage_desk.core.jsonsafe import JsonObject
@@ -54,7 +55,7 @@ DEFAULT_CONCURRENCY = 16
 TRANSPORTS = ("auto", "litellm")  # auto: direct HTTP for OpenAI-compatible endpoints, litellm for the rest
 
 
-def load_litellm() -> Any:
+def load_litellm() -> ModuleType:
     """litellm, imported on first use with its price map read locally (no network)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
@@ -72,7 +73,7 @@ def provider_key(model: str, api_base: str | None = None) -> str:
     return model.split("/", 1)[0] if "/" in model else "openai"
 
 
-def is_auth_error(exc: BaseException, litellm: Any = None) -> bool:
+def is_auth_error(exc: BaseException, litellm: ModuleType | None = None) -> bool:
     """Whether a failure is the provider refusing (or missing) the credentials: never worth a retry."""
     status = getattr(exc, "status_code", None)
     if status in AUTH_STATUS:
@@ -83,7 +84,7 @@ def is_auth_error(exc: BaseException, litellm: Any = None) -> bool:
     return any(part in text for part in _AUTH_TEXT)
 
 
-def is_retryable(exc: BaseException, litellm: Any = None) -> tuple[bool, int | None]:
+def is_retryable(exc: BaseException, litellm: ModuleType | None = None) -> tuple[bool, int | None]:
     """Whether a failure is transient, and its HTTP status when it has one (litellm's classes too, if given)."""
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
@@ -221,11 +222,12 @@ class LlmClient:
             if direct:
                 reply = self._reply_from_json(model, response, latency_ms, attempt + 1)
             else:
+                assert litellm is not None  # loaded for every call not on the direct path
                 reply = self._reply(litellm, model, response, latency_ms, attempt + 1)
             return _without_key(reply, api_key)
         raise AssertionError("unreachable: the loop returns or raises")
 
-    def complete_sync(self, model: str, messages: list[dict[str, Any]], **kwargs: Any) -> LlmReply:
+    def complete_sync(self, model: str, messages: list[JsonObject], **kwargs: Any) -> LlmReply:
         """`complete` for one-shot callers (CLI); safe to call from inside a running event loop too."""
         coroutine_args = (model, messages)
         try:
@@ -269,7 +271,7 @@ class LlmClient:
         request.update({k: v for k, v in optional.items() if v is not None})
         return request
 
-    async def _on_endpoint(self, urls: tuple[str, ...], call: Callable[[str | None], Awaitable[Any]], litellm: Any) -> Any:
+    async def _on_endpoint(self, urls: tuple[str, ...], call: Callable[[str | None], Awaitable[Any]], litellm: ModuleType | None) -> Any:
         """One attempt on the least busy endpoint of `urls` that is up (balance.py), counted in its figures;
         with several, a transient failure takes that endpoint out for a back-off."""
         pool = balancer()
@@ -327,7 +329,7 @@ class LlmClient:
         return LlmError(message, retryable=retryable, status=status, model=model, attempts=attempts)
 
     @staticmethod
-    def _reply(litellm: Any, model: str, response: Any, latency_ms: float, attempts: int) -> LlmReply:
+    def _reply(litellm: ModuleType, model: str, response: Any, latency_ms: float, attempts: int) -> LlmReply:
         choice = response.choices[0]
         message = choice.message
         calls = [

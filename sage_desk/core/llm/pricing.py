@@ -13,6 +13,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from sage_desk.core.jsonsafe import JsonObject
@@ -52,7 +53,7 @@ def registered_price(model: str) -> Price | None:
         return _prices.get(model) or (_prices.get(model.split("/", 1)[1]) if "/" in model else None)
 
 
-def call_cost(litellm: Any, model: str, response: Any, prompt_tokens: int, completion_tokens: int) -> float:
+def call_cost(litellm: ModuleType, model: str, response: Any, prompt_tokens: int, completion_tokens: int) -> float:
     """USD for one call; 0.0 for a model nobody priced (tokens are reported regardless)."""
     price = registered_price(model)
     if price is not None:

@@ -17,6 +17,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
 from sage_desk.core.events import Event, TerminationReason, event_to_dict, parse_event
+from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.rules.verdict import RULES_SOURCE, Verdict
 from sage_desk.core.store import reviews
 from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, table_of, utcnow
@@ -68,7 +69,7 @@ class ItemSpill:
         self._file.close()
 
 
-def write_import(connection: Connection, run_id: str, domain: str, config: dict[str, Any], status: str,
+def write_import(connection: Connection, run_id: str, domain: str, config: JsonObject, status: str,
                  items: Iterable[ImportItem], finish_values: Any) -> None:
     """Insert the run, its conversations, events and verdicts (the caller holds the transaction).
 
@@ -116,14 +117,14 @@ def known_hashes(connection: Connection, hashes: Sequence[str], domains: Sequenc
     return found
 
 
-def imported_cases(connection: Connection, run_id: str) -> dict[str, dict[str, Any]]:
+def imported_cases(connection: Connection, run_id: str) -> dict[str, JsonObject]:
     """Conversation id -> the case its import built (only imported conversations have one)."""
     table = table_of(ConversationRow)
     query = select(table.c.id, table.c.case_data).where(table.c.run_id == run_id, table.c.case_data.is_not(None))
     return {cid: data for cid, data in connection.execute(query)}
 
 
-def set_case_data(connection: Connection, conversation_id: str, data: dict[str, Any], bucket: str | None,
+def set_case_data(connection: Connection, conversation_id: str, data: JsonObject, bucket: str | None,
                   rules_state: str | None = None) -> None:
     table = table_of(ConversationRow)
     connection.execute(update(table).where(table.c.id == conversation_id)

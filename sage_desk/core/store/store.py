@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from sage_desk.core.engine.status import UNFINISHED
 from sage_desk.core.events import Event, LlmUsage, TerminationReason, event_to_dict, parse_event
+from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.llm.redact import redact
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import batch as batch_module
@@ -61,7 +62,7 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"r-{(now or utcnow()):%Y%m%d}-{secrets.token_hex(3)}"
 
 
-def scrub_config(value: Any) -> Any:
+def scrub_config(value: Json) -> Json:
     """A copy of a run configuration with API keys dropped, and URL passwords, key-like query
     parameters (`?api_key=...`) and anything shaped like a key masked."""
     if isinstance(value, dict):
@@ -160,7 +161,7 @@ class Store(Ownership):
     # -- runs ---------------------------------------------------------------------------------
 
     def create_run(
-        self, domain: str, config: dict[str, Any], conversations: Sequence[dict[str, Any]], run_id: str | None = None,
+        self, domain: str, config: JsonObject, conversations: Sequence[dict[str, Any]], run_id: str | None = None,
         sop_graph: str | None = None,
     ) -> str:
         """Record a new run and its pending conversations (and the SOP graph text it plays); returns the run id."""
@@ -236,7 +237,7 @@ class Store(Ownership):
         if retry_transient(write, "run status") == 0:
             raise self._no_run(run_id)
 
-    def update_run_config(self, run_id: str, key: str, update_value: Callable[[Any], Any]) -> None:
+    def update_run_config(self, run_id: str, key: str, update_value: Callable[[Json], Json]) -> None:
         """Set `config[key]` of a run to `update_value(its current value or None)` in one transaction, so two
         processes adding their figures (the endpoints' requests and latencies, balance.py) both count."""
         def write() -> None:
@@ -464,7 +465,7 @@ class Store(Ownership):
 
     # -- imported conversations (store/imports.py) ------------------------------------------
 
-    def import_run(self, domain: str, config: dict[str, Any], items: Iterable[imports.ImportItem]) -> str:
+    def import_run(self, domain: str, config: JsonObject, items: Iterable[imports.ImportItem]) -> str:
         """Record an imported run with its finished conversations, events and rule verdicts, all at once."""
         run_id = new_run_id()
 
@@ -481,12 +482,12 @@ class Store(Ownership):
         with self._reading() as session:
             return imports.known_hashes(session.connection(), hashes, domains)
 
-    def imported_cases(self, run_id: str) -> dict[str, dict[str, Any]]:
+    def imported_cases(self, run_id: str) -> dict[str, JsonObject]:
         """Conversation id -> the case its import built, for a run's imported conversations."""
         with self._reading() as session:
             return imports.imported_cases(session.connection(), run_id)
 
-    def set_case_data(self, conversation_id: str, data: dict[str, Any], bucket: str | None,
+    def set_case_data(self, conversation_id: str, data: JsonObject, bucket: str | None,
                       rules_state: str | None = None) -> None:
         """Replace an imported conversation's case (a reviewer set a slot), its bucket and its rules' state."""
 
@@ -592,7 +593,7 @@ class Store(Ownership):
         with self._reading() as session:
             return browse.search_transcripts(session, run_id, text)
 
-    def add_judge_examples(self, examples: Iterable[JudgeExample | dict[str, Any]]) -> list[int]:
+    def add_judge_examples(self, examples: Iterable[JudgeExample | JsonObject]) -> list[int]:
         """Store labelled calibration examples; returns their ids."""
         with self._writing() as session:
             return reviews.add_judge_examples(session, [JudgeExample.model_validate(e) for e in examples])
