@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 from sage_desk.core.agents import imperfect_words as words
 from sage_desk.core.agents.base import AgentAction, AgentNameError, ConversationView, baseline
@@ -41,6 +40,7 @@ from sage_desk.core.cases.model import Bucket, Case
 from sage_desk.core.domain.loader import DomainBundle
 from sage_desk.core.domain.model import ToolKind
 from sage_desk.core.domain.tools import CLOSE, HANDOVER, TAG
+from sage_desk.core.events import ToolCall
 from sage_desk.core.jsonsafe import JsonObject
 
 CONFLICT_ERROR = {"zero": 0.6, "weak": 1.0, "strong": 1.5}
@@ -296,7 +296,7 @@ class ImperfectAgent:
             parts.append(words.pick(rng, words.ANYTHING_ELSE))
         return AgentAction(text=self._letter(parts, names))
 
-    def _writes_said(self, view: ConversationView, calls: list[Any]) -> list[str]:
+    def _writes_said(self, view: ConversationView, calls: list[ToolCall]) -> list[str]:
         tools = view.bundle.domain.tools
         said = []
         for call in calls:

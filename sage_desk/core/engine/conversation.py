@@ -12,9 +12,8 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
-from sage_desk.core.agents.base import AgentAction, ConversationView, Customer, DoneCall, ServiceAgent
+from sage_desk.core.agents.base import AgentAction, ConversationView, Customer, CustomerReply, DoneCall, ServiceAgent
 from sage_desk.core.agents.prompts import agent_system_prompt
 from sage_desk.core.cases.build import case_world
 from sage_desk.core.cases.model import Case
@@ -154,7 +153,7 @@ async def _loop(convo: _Conversation, agent: ServiceAgent, customer: Customer) -
         convo.flush()
 
 
-async def _customer_reply(convo: _Conversation, customer: Customer) -> Any:
+async def _customer_reply(convo: _Conversation, customer: Customer) -> CustomerReply:
     try:
         return await customer.reply(convo.view())
     except SageError as exc:

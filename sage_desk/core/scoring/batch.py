@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.domain.loader import DomainBundle
@@ -12,11 +12,12 @@ from sage_desk.core.rules.verdict import RULES_SOURCE
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
+    from sage_desk.core.store.records import ConversationRecord
 
 BATCH = 500
 
 
-def verdict_stored(store: Store, conversations: Sequence[Any], cases: dict[str, Case], bundle: DomainBundle,
+def verdict_stored(store: Store, conversations: Sequence[ConversationRecord], cases: dict[str, Case], bundle: DomainBundle,
                    on_batch: Callable[[int], None] | None = None) -> int:
     """Run the rule engine over stored conversations (one read and one write per batch); returns verdicts written."""
     written = 0

@@ -13,8 +13,9 @@ import weakref
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.engine import URL, Connection, ExceptionContext, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from sage_desk.core.locations import user_data_dir
 from sage_desk.core.store.sqlite_guard import ShareGuard, install_wal_check, sqlite_file
@@ -120,7 +121,7 @@ def read_engine(engine: Engine) -> Engine:
 
 def _install_sqlite_events(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+    def _on_connect(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
         # Take transaction control away from the sqlite3 module so our BEGIN is the only one.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -135,13 +136,13 @@ def _install_sqlite_events(engine: Engine) -> None:
     refuse_writes = is_read_only(engine.url)
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn: Any) -> None:
+    def _on_begin(conn: Connection) -> None:
         read_only = refuse_writes or conn.get_execution_options().get(_READ_OPTION, False)
         conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     if refuse_writes:
         @event.listens_for(engine, "handle_error")
-        def _on_error(context: Any) -> None:
+        def _on_error(context: ExceptionContext) -> None:
             # SQLite's "attempt to write a readonly database", said as what it means and what to do instead
             if "readonly database" in str(context.original_exception):
                 from sage_desk.core.store.errors import StoreError

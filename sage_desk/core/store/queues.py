@@ -20,10 +20,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from sage_desk.core.jsonsafe import JsonObject
 from sage_desk.core.store.consensus import LABEL
@@ -159,7 +160,7 @@ def create_queue(store: Store, name: str, conversation_ids: Sequence[str], *, re
     return get_queue(store, name)
 
 
-def _record(session: Any, row: QueueRow) -> QueueRecord:
+def _record(session: Session, row: QueueRow) -> QueueRecord:
     reviewers = list(session.scalars(select(QueueReviewerRow.reviewer).where(QueueReviewerRow.queue_name == row.name)
                                      .order_by(QueueReviewerRow.reviewer)))
     size = len(session.scalars(select(QueueItemRow.id).where(QueueItemRow.queue_name == row.name)).all())
@@ -200,7 +201,7 @@ def queue_runs(store: Store, name: str) -> list[str]:
         return sorted(session.scalars(query))
 
 
-def _labels(session: Any, queue: QueueRecord, ids: list[str]) -> dict[str, set[str]]:
+def _labels(session: Session, queue: QueueRecord, ids: list[str]) -> dict[str, set[str]]:
     """conversation id -> the reviewers who wrote a label on it (on the queue's criteria)."""
     out: dict[str, set[str]] = {}
     for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
@@ -213,7 +214,7 @@ def _labels(session: Any, queue: QueueRecord, ids: list[str]) -> dict[str, set[s
     return out
 
 
-def _marks(session: Any, name: str) -> list[Any]:
+def _marks(session: Session, name: str) -> list[QueueMarkRow]:
     return list(session.execute(select(QueueMarkRow).where(QueueMarkRow.queue_name == name).order_by(QueueMarkRow.id))
                 .scalars())
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import settled, summaries
-from sage_desk.core.store.consensus import KINDS, EffectiveLabel, resolve
+from sage_desk.core.store.consensus import KINDS, EffectiveLabel, Label, resolve
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.records import JudgeExample, OverrideRecord, StoredVerdict
 from sage_desk.core.store.schema import ConversationRow, JudgeExampleRow, OverrideRow, VerdictRow, table_of, utcnow
@@ -155,7 +155,7 @@ def effective_marks(session: Session, run_id: str) -> list[VerdictMark]:
 
 def _latest_overrides(session: Session, conversation_ids: set[str]) -> dict[tuple[str, str, str], EffectiveLabel]:
     """(conversation, criterion, source) -> the effective human label; disputed verdicts keep the machine's value."""
-    found: list[Any] = []
+    found: list[Label] = []  # override rows
     ids = sorted(conversation_ids)
     table = table_of(OverrideRow)
     for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit

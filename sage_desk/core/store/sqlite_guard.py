@@ -29,10 +29,11 @@ import struct
 import sys
 import threading
 import weakref
-from typing import Any
 
 from sqlalchemy import Engine, event
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 log = logging.getLogger(__name__)
 
@@ -73,12 +74,12 @@ def install_wal_check(engine: Engine, db_path: str) -> ShareGuard:
     guard = ShareGuard(db_path)
 
     @event.listens_for(engine, "connect")
-    def _remember(_dbapi_connection: Any, record: Any) -> None:
+    def _remember(_dbapi_connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
         # Runs after the settings' listener: journal_mode=WAL has opened the log, if there is one.
         record.info[_WAL_KEY] = wal_identity(db_path)
 
     @event.listens_for(engine, "checkout")
-    def _check(_dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    def _check(_dbapi_connection: DBAPIConnection, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection) -> None:
         # The guard first, then the look at the log: once the guard is held nobody can delete the
         # log, so a log found intact stays intact for the whole transaction.
         record.info[_HOLD_KEY] = guard.hold()
@@ -97,7 +98,7 @@ def install_wal_check(engine: Engine, db_path: str) -> ShareGuard:
         raise DisconnectionError("the SQLite write-ahead log changed under this connection")
 
     @event.listens_for(engine, "checkin")
-    def _done(_dbapi_connection: Any, record: Any) -> None:
+    def _done(_dbapi_connection: DBAPIConnection | None, record: ConnectionPoolEntry | None) -> None:
         if record is not None and record.info.pop(_HOLD_KEY, False):
             guard.let_go()
 
