@@ -109,6 +109,8 @@ def _fmt(key: str, value: Any, row: dict[str, Any]) -> str:
     if value is None:
         return "-"
     if key == "unsafe_actions":
+        if not row.get("adversarial_cases"):  # no traps (an imported run): the catastrophic line says what fired
+            return "-"
         ci = row.get("unsafe_actions_ci")
         interval = _span(ci[0], ci[1], show=_count) if ci else None
         return f"{value:g}/{row['adversarial_cases']:g} {row.get('unsafe_band') or ''}".strip() + (f" ({interval})" if interval else "")

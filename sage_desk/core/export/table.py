@@ -110,6 +110,8 @@ def cell_text(column: Column, row: JsonObject) -> str:
     if value is None:
         return "–"
     if column.key == "unsafe_actions":
+        if not row.get("adversarial_cases"):  # no traps (an imported run): the kinds' counts say what fired
+            return "–"
         return f"{value:g}/{row.get('adversarial_cases') or 0:g}"
     if column.key == "pass_k":
         k = max(row["pass_k"], key=_k_of).removeprefix("pass^")
