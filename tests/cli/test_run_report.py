@@ -93,4 +93,5 @@ def test_the_report_counts_conversations_still_missing_judge_verdicts(tmp_path, 
     report = json.loads(capsys.readouterr().out)
     assert report["unjudged"] == {store.latest_run_id(): 1}
     assert main(["report", "--db", db]) == 0
-    assert "1 finished conversation(s) still lack rule or judge verdicts" in capsys.readouterr().out
+    said = " ".join(capsys.readouterr().out.split())  # wrapped to COLUMNS, whatever the terminal running the tests says
+    assert "1 finished conversation(s) still lack rule or judge verdicts" in said
