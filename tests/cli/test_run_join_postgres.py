@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from fakes import FakeOpenAIServer
+from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
 
 from sage_desk.core.judge.rubric import CRITERIA
 from sage_desk.core.store import Store
@@ -112,3 +112,65 @@ def test_three_joiners_one_killed_finish_every_conversation_once(tmp_path, pg_db
         assert store.get_run(run_id).status.value == "finished"
     # Played at most once each by a live process: only what the killed joiner had in flight was asked again.
     assert CONVERSATIONS <= asked <= CONVERSATIONS + CONCURRENCY, asked
+
+
+def _http_agent(request):
+    """An agent behind HTTP (each body names its conversation_id): look the order up and tag it, then close."""
+    if not any(m["role"] == "tool" for m in request["messages"]):
+        opening = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        order = next((w.strip(".,:;") for w in opening.split() if w.startswith("NL-")), "NL-0")
+        return [FakeToolCall("lookup_order", {"order_id": order}), FakeToolCall("tag_ticket", {"intent": "order_status"})]
+    return FakeReply(content="Done.", tool_calls=[FakeToolCall("close_ticket", {"outcome": "resolved", "summary": "ok"})])
+
+
+def _openings(requests: list[dict]) -> Counter:
+    """How often each conversation was started: its agent's first request (no tool result yet)."""
+    return Counter(r["conversation_id"] for r in requests if not any(m["role"] == "tool" for m in r["messages"]))
+
+
+def test_a_joiner_added_to_a_plain_run_plays_none_of_its_conversations_again(tmp_path, pg_db: str) -> None:
+    with FakeOpenAIServer(_http_agent, latency=0.3) as agent:
+        plain = _sage_desk(tmp_path, "--db", pg_db, "--domain", "northline", "--cases", CASES, "--agent",
+                           f"{agent.base_url}/chat/completions", "--agent-param", "model=fake-agent", "--repeats", "2",
+                           "--concurrency", str(CONCURRENCY), "--quiet")
+        joiner = None
+        try:
+            assert agent.wait_for_requests(4, timeout=120), plain.stderr.read() if plain.poll() is not None else ""
+            with Store(pg_db) as store:
+                (run,) = store.list_runs()
+            joiner = _sage_desk(tmp_path, "--db", pg_db, "--join", run.id, "--quiet")
+            held_by_joiner = _wait_for_claims(pg_db, run.id, joiner.pid)
+            assert held_by_joiner, "the joiner never claimed a conversation"
+            results = [p.communicate(timeout=180) for p in (plain, joiner)]
+        finally:
+            for p in (plain, joiner):
+                if p is not None and p.poll() is None:
+                    p.kill()
+        for p, (_, err) in zip((plain, joiner), results, strict=True):
+            assert p.returncode == 0, err
+        openings = _openings(agent.requests)
+    with Store(pg_db) as store:
+        rows = store.conversations(run.id)
+        assert len(rows) == 30  # 15 cases x 2 repeats
+        assert Counter(r.status.value for r in rows) == {"finished": 30}
+        events = store.events_many([r.id for r in rows])
+        assert all(events[r.id] for r in rows), "a finished conversation without its transcript"
+        assert store.run_owners(run.id, alive_only=False) == []
+        assert store.get_run(run.id).status.value == "finished"
+    assert set(openings) == {r.id for r in rows}
+    assert max(openings.values()) == 1, [cid for cid, n in openings.items() if n > 1]  # none played twice
+    assert set(held_by_joiner) <= {r.id for r in rows}
+
+
+def _wait_for_claims(url: str, run_id: str, pid: int, timeout_s: float = 60) -> list[str]:
+    """The unfinished conversations the process `pid` holds, once it holds some (or [] after the timeout)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with Store(url) as store:
+            mine = [o.id for o in store.run_owners(run_id) if o.pid == pid]
+        if mine and (held := _held_unfinished(url, mine[0])):
+            return held
+        time.sleep(0.1)
+    return []
