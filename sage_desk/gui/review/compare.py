@@ -12,7 +12,7 @@ from sage_desk.gui.review.detail import ConversationDetail
 from sage_desk.gui.review.transcript import TimelineView, TranscriptView
 
 if TYPE_CHECKING:
-    from sage_desk.gui.review.screen import ReviewScreen
+    from sage_desk.gui.review.host import ReviewHost
 
 
 def verdict_line(detail: ConversationDetail) -> str:
@@ -125,7 +125,7 @@ class CompareDialog(QDialog):
         self.right.show_conversation(right)
 
 
-def open_compare(screen: ReviewScreen) -> CompareDialog | None:
+def open_compare(screen: ReviewHost) -> CompareDialog | None:
     """Open the selected conversation beside another of the same case (another model first)."""
     if screen.detail is None or screen.loader is None:
         screen.message.emit("Pick a conversation to compare")
@@ -138,7 +138,7 @@ def open_compare(screen: ReviewScreen) -> CompareDialog | None:
     if other is None:
         screen.message.emit(f"Case {record.case_id} has no other conversation in this run to compare with")
         return None
-    dialog = CompareDialog(record.case_id, options, record.id, other, screen.loader.load, screen)
+    dialog = CompareDialog(record.case_id, options, record.id, other, screen.loader.load, screen.widget())
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.show()
     screen.compare_dialog = dialog

@@ -13,14 +13,14 @@ from PySide6.QtCore import QByteArray
 from sage_desk.gui.review.views import fit_list_columns
 
 if TYPE_CHECKING:
-    from sage_desk.gui.review.screen import ReviewScreen
+    from sage_desk.gui.review.host import ReviewHost
 
 LAYOUT_VERSION = 2
 """Saved widths (list, panes, list columns) come back only from this layout: the first one's override
 panel held the verdicts at ~527 px, so its saved sizes would squeeze the transcript on a laptop for good."""
 
 
-def save_layout(screen: ReviewScreen, settings: Any) -> None:
+def save_layout(screen: ReviewHost, settings: Any) -> None:
     """Remember the splitters, the list's columns, the author and the run."""
     for name, splitter in screen.splitters.items():
         settings.setValue(f"review/splitter/{name}", splitter.saveState())
@@ -33,7 +33,7 @@ def save_layout(screen: ReviewScreen, settings: Any) -> None:
     settings.setValue("review/queue", screen.queue.name or "")  # the queue a reviewer works through comes back
 
 
-def restore_layout(screen: ReviewScreen, settings: Any) -> None:
+def restore_layout(screen: ReviewHost, settings: Any) -> None:
     """Put back what `save_layout` kept; widths only when this layout saved them (`LAYOUT_VERSION`)."""
     same_layout = str(settings.value("review/layout", "")) == str(LAYOUT_VERSION)
     for name, splitter in screen.splitters.items():

@@ -20,7 +20,7 @@ from sage_desk.gui.review.table_loader import TableLoader
 from sage_desk.gui.review.views import fit_list_columns
 
 if TYPE_CHECKING:
-    from sage_desk.gui.review.screen import ReviewScreen
+    from sage_desk.gui.review.host import ReviewHost
 
 REFRESH_DELAY_MS = 1200
 """Runs change on every finished conversation while a run goes: re-read at most this often."""
@@ -29,8 +29,8 @@ REFRESH_DELAY_MS = 1200
 class ListReader(QObject):
     """Reads runs into one Review screen's list model, filters and count."""
 
-    def __init__(self, screen: ReviewScreen) -> None:
-        super().__init__(screen)
+    def __init__(self, screen: ReviewHost) -> None:
+        super().__init__(screen.widget())
         self.screen = screen
         self.loader: TableLoader | None = None  # reads a big run's list behind its first page
         self.generation = 0  # pages of a list read before the latest choice are dropped

@@ -20,6 +20,7 @@ from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QTimer, Sig
 from PySide6.QtGui import QAction, QKeyEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QDialog,
     QLabel,
     QSplitter,
     QTableView,
@@ -97,7 +98,7 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         self._wanted_queue: str | None = None  # the last session's queue, entered once the queues are read
         self._sized = False  # the splitters have their first sizes (or the last session's)
         self._list_fits_screen = True  # the list's width follows the screen's until the reviewer drags it
-        self.compare_dialog: CompareDialog | None = None  # the last one opened (compare.open_compare)
+        self.compare_dialog: QDialog | None = None  # the last one opened (compare.open_compare)
         self.list_reader = ListReader(self)  # a run's list: its first page now, the rest behind it
         self.filters = FilterBar()
         self.queue_bar = QueueBar()  # shown in queue mode (queue_mode.py)
@@ -250,6 +251,10 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         super().resizeEvent(event)
         if self._sized and self._list_fits_screen:
             self._fit_list_to_screen()
+
+    def widget(self) -> QWidget:
+        """The screen as a widget (host.py): the parent of its dialogs and helpers."""
+        return self
 
     def _fit_list_to_screen(self) -> None:
         """The list as wide as its columns (its optional ones only when the conversation keeps
