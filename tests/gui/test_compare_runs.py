@@ -61,7 +61,7 @@ def test_oracle_then_complier_lists_regressions_and_opens_a_flip(screen, qtbot, 
     _, (oracle, _, complier) = runs
     metrics = compare(screen, qtbot, oracle, complier)
     assert metrics["escalation_accuracy"]["verdict"] == "REGRESSION"
-    assert screen.deltas.data(screen.deltas.index(0, 0)) == "resolution_rate"
+    assert screen.deltas.data(screen.deltas.index(0, 0)) == "success_rate"  # the registry's first (issue 32)
     assert "Regressions" in screen.summary.text() and "agent model differs" in screen.summary.text()
     cases = [screen.flips.rows[r]["case_id"] for r in range(screen.flips.rowCount())]
     assert "nl-145" in cases and "nl-001" not in cases
