@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from sage_desk.gui.review.filter_bar import FilterBar
     from sage_desk.gui.review.list_model import ConversationListModel
     from sage_desk.gui.review.override_panel import OverridePanel
+    from sage_desk.gui.review.queue_bar import QueueBar
     from sage_desk.gui.review.queue_mode import QueueMode
 
     _Base = QWidget
@@ -59,6 +60,7 @@ class OverrideLoop(_Base):
         _saves: list[SaveThread]
         name_dialog: ReviewerDialog | None
         queue: QueueMode
+        queue_bar: QueueBar
 
         def selected_verdict_row(self) -> int: ...
         def select_position(self, position: int, centre: bool = False) -> None: ...

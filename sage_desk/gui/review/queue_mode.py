@@ -43,6 +43,7 @@ class QueueMode(QObject):
         bar.flag_requested.connect(self.flag)
         screen.filters.queue_chosen.connect(self.choose)
         screen.workspace.verdicts_changed.connect(self._on_labelled)
+        self.session.progress_changed.connect(self._on_progress)  # the bar and the list follow the session
 
     @property
     def record(self) -> QueueRecord | None:
@@ -165,9 +166,13 @@ class QueueMode(QObject):
         if self.record is None:
             return
         try:
-            state = self.session.read_progress()
+            self.session.read_progress()  # _on_progress shows it
         except SageError as exc:
             self.screen.queue_bar.say(f"Could not read the progress: {exc}")
+
+    def _on_progress(self, state: QueueProgress) -> None:
+        """The session read the queue's progress: the bar, the list's marks, the shown item's Skip and Flag."""
+        if self.record is None:
             return
         reviewer = self.reviewer()
         self.screen.queue_bar.show_queue(self.record, reviewer)
