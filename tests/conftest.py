@@ -126,14 +126,22 @@ PG_URL = os.environ.get("SAGE_DESK_TEST_PG_URL")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the slow end-to-end tests `slow` (./dev test --fast leaves them out)."""
+    """Mark the slow end-to-end tests `slow` (./dev test --fast leaves them out), and run the files holding them first.
+
+    ./dev test gives each file to one of two processes in collection order (xdist --dist loadfile): a
+    minute-long file left for last keeps one process busy while the other idles, so the long files go
+    first and the many quick ones fill in behind them (each file's own order is kept).
+    """
     root = config.rootpath
+    heavy: set[str] = set()
     for item in items:
         where = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else str(item.path)
         name = getattr(item, "originalname", item.name)
         domain = getattr(getattr(item, "callspec", None), "params", {}).get("domain")
         if where in SLOW_MODULES or name in SLOW_TESTS or (name in EVERY_DOMAIN_TESTS and domain != FAST_DOMAIN):
             item.add_marker(pytest.mark.slow)
+            heavy.add(where)
+    items.sort(key=lambda item: item.path.relative_to(root).as_posix() not in heavy if item.path.is_relative_to(root) else True)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
