@@ -113,6 +113,15 @@ SLOW_TESTS = (
     "test_a_healthy_setup_passes_with_every_check_named",
     "test_upgrading_an_old_database_keeps_every_row",
     "test_a_write_waits_for_a_lock_another_process_holds_past_the_busy_timeout",
+    # 7-10 s each in the full run of 17:05 (two processes, load 6)
+    "test_http_and_mcp_agents_run_from_the_screen",
+    "test_cancel_mid_run_leaves_it_resumable_and_resume_finishes_without_duplicates",
+    "test_screenshots_write_one_png_per_screen",
+    "test_runs_of_two_domains_are_never_pooled_into_one_row",
+    "test_show_and_rejudge",
+    "test_a_run_whose_owner_was_killed_is_taken_over_at_once",
+    "test_a_second_resume_of_a_live_run_is_refused_and_nothing_is_played_twice",
+    "test_three_joiners_one_killed_finish_every_conversation_once",
     "test_a_fast_offline_run_keeps_the_window_responsive_and_cancels_within_a_second",
 )
 EVERY_DOMAIN_TESTS = (
