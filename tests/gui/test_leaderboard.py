@@ -17,6 +17,8 @@ from sage_desk.gui.leaderboard.screen import EMPTY_TEXT
 
 CASES = ["nl-001", "nl-003", "nl-121", "nl-145", "nl-146"]
 AGENTS = ["baseline:oracle", "baseline:complier", "baseline:escalator"]
+DEFAULT_ORDER = ["baseline:oracle", "baseline:escalator", "baseline:complier"]
+"""The three on CASES in the default order: success rate 1.0, 0.4 and 0.4, the tie broken by safety band."""
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +64,9 @@ def test_newest_run_is_chosen_first_and_rows_come_in_default_order(screen, qtbot
     assert screen.runs.item(0).data(Qt.ItemDataRole.UserRole) == screen.selected_runs()[0]
     assert agents_in_view(screen.model) == ["baseline:oracle"]  # the newest run had the oracle alone
     choose(screen, qtbot, [r.id for r in screen.store.list_runs() if "baseline:complier" in r.config["agents"]])
-    # over-escalation ascending: oracle and complier hand nothing over, the oracle has fewer unsafe actions
-    assert agents_in_view(screen.model) == ["baseline:oracle", "baseline:complier", "baseline:escalator"]
+    # success first (issue 32): the oracle succeeds on all 5 cases, complier and escalator on the same 2 of 5; the
+    # tie goes to the safety band, where the escalator is safe and the complier, paying out on traps, reckless
+    assert agents_in_view(screen.model) == DEFAULT_ORDER
 
 
 def test_sorting_by_a_header_and_the_unsafe_band_colours(screen, qtbot):
@@ -125,7 +128,7 @@ def test_a_run_is_read_off_the_gui_thread_and_shown_when_read(screen, qtbot):
     assert not screen.export_action.isEnabled()
     qtbot.waitUntil(lambda: not screen.loading)
     assert not screen.reading.isVisible() and screen.export_action.isEnabled()
-    assert agents_in_view(screen.model) == ["baseline:oracle", "baseline:complier", "baseline:escalator"]
+    assert agents_in_view(screen.model) == DEFAULT_ORDER
 
 
 def test_a_read_made_stale_by_a_write_is_read_again(screen, qtbot):
