@@ -1,7 +1,7 @@
 """Review > right-click an agent's turn > Replay from here, on a real stored run, offline.
 
 The run is the oracle baseline on Northline's nl-145 (a parcel lost in transit): in turn 1 it
-opens a carrier trace and closes the ticket as resolved. The replays put offline baselines at the
+tags the ticket, opens a carrier trace and closes the ticket as resolved. The replays put offline baselines at the
 fork, so they play for real without a network; the expected rows are what `sage-desk replay`
 prints for the same conversation, turn, agent and N.
 """
@@ -63,10 +63,17 @@ def replay_entry(view, event):
     return next(a for a in menu.actions() if a.text().startswith(REPLAY_TEXT))
 
 
+def first_call(view, turn: int | None = None):
+    """The agent's first tool call (of `turn`) that the transcript shows as a call: a successful tag_ticket,
+    which the oracle makes first since issue 32, is shown as the ticket's tagged line instead."""
+    shown = {seq for _position, seq in view.anchors}
+    return next(e for e in view.events if e.type == "tool_call" and e.seq in shown and turn in (None, e.turn))
+
+
 def open_dialog(screen, turn: int = 1) -> ReplayDialog:
-    """Right-click the agent's first act of `turn` and choose Replay from here."""
+    """Right-click the agent's first call of `turn` and choose Replay from here."""
     view = screen.transcript
-    event = next(e for e in view.events if e.turn == turn and e.type == "tool_call")
+    event = first_call(view, turn)
     assert view.event_at(point_of(view, event)).seq == event.seq
     entry = replay_entry(view, event)
     assert entry.isEnabled() and f"turn {turn}" in entry.text()
@@ -120,8 +127,7 @@ def test_replay_is_offered_on_the_agent_turns_only(qtbot, screen):
     entry = replay_entry(view, customer)
     assert not entry.isEnabled() and "agent's turns" in entry.text()
     view.replay_context = None  # a transcript that does not know its conversation (Compare) offers nothing
-    agent = next(e for e in view.events if e.type == "tool_call")
-    menu = view.context_menu(point_of(view, agent))
+    menu = view.context_menu(point_of(view, first_call(view)))
     assert not any(a.text().startswith(REPLAY_TEXT) for a in menu.actions())
 
 
