@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+from collections import Counter
 
 from fakes import FakeOpenAIServer
 
@@ -79,8 +80,50 @@ def test_a_run_whose_owner_was_killed_is_taken_over_at_once(tmp_path):
         second = _sage_desk(tmp_path, *_args(db, judge.base_url, "--resume", run.id))
         _, err = second.communicate(timeout=120)
         assert second.returncode == 0, err
+        asked = len(judge.requests)
     with Store(db) as store:
         rows = store.conversations(run.id)
         assert [r.status.value for r in rows] == ["finished"] * CONVERSATIONS
         assert all(store.events(r.id) for r in rows)
         assert store.run_owners(run.id, alive_only=False) == []
+        verdicts = Counter((v.conversation_id, v.source, v.criterion) for v in store.verdicts(run_id=run.id))
+        assert max(verdicts.values()) == 1
+    # Each conversation judged once, but for what the kill cut off (--concurrency 1): the one in flight, and
+    # one judged whose finish was in the batch not yet written (a kill loses at most the last batch).
+    assert CONVERSATIONS <= asked <= CONVERSATIONS + 2, asked
+
+
+def test_resume_with_join_plays_a_live_run_alongside_and_nothing_twice(tmp_path):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    with FakeOpenAIServer(_judge, latency=0.3) as judge:
+        first = _sage_desk(tmp_path, *_args(db, judge.base_url, "--concurrency", "1"))
+        second = None
+        try:
+            assert judge.wait_for_requests(2, timeout=60), first.stderr.read() if first.poll() is not None else ""
+            with Store(db) as store:
+                (run,) = store.list_runs()
+            second = _sage_desk(tmp_path, *_args(db, judge.base_url, "--resume", run.id, "--join"))
+            results = [p.communicate(timeout=120) for p in (first, second)]
+        finally:
+            for p in (first, second):
+                if p is not None and p.poll() is None:
+                    p.kill()
+        for p, (_, err) in zip((first, second), results, strict=True):
+            assert p.returncode == 0, err
+        assert "being played by" not in results[1][1]
+        assert len(judge.requests) == CONVERSATIONS  # each judged once: none played by both
+    with Store(db) as store:
+        rows = store.conversations(run.id)
+        assert [r.status.value for r in rows] == ["finished"] * CONVERSATIONS
+        assert all(store.events(r.id) for r in rows)
+        assert store.run_owners(run.id, alive_only=False) == []
+
+
+def test_join_without_a_run_and_two_different_runs_are_usage_errors(tmp_path):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    alone = _sage_desk(tmp_path, "run", "--db", db, "--join")
+    _, err = alone.communicate(timeout=60)
+    assert alone.returncode == 2 and "--join needs a run: --join RUN_ID, or --resume RUN_ID --join" in err
+    both = _sage_desk(tmp_path, "run", "--db", db, "--resume", "r-1", "--join", "r-2")
+    _, err = both.communicate(timeout=60)
+    assert both.returncode == 2 and "--join and --resume name different runs" in err
