@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--screenshot", metavar="DIR", help="open the app offscreen, write one PNG per screen and dialog into DIR, exit")
     parser.add_argument("--size", metavar="WxH", type=_window_size, default=None,
                         help="with --screenshot: the screen size to draw every screen and dialog on (default 1440x900)")
-    parser.add_argument("--db", metavar="URL", help="database URL for the GUI (default: your runs, else a copy of the sample runs; `sample`: the sample runs read-only)")
+    parser.add_argument("--db", metavar="URL", help="database URL for the app, or for the command after it (default: your runs, else a copy of the sample runs; `sample`: the sample runs read-only)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         mod = importlib.import_module(f"sage_desk.cli.{module}")

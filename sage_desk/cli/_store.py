@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="URL", help="SQLAlchemy database URL or a SQLite file's path "
+    # SUPPRESS: a --db given before the command (`sage-desk --db sample report`) is not reset to None here
+    parser.add_argument("--db", metavar="URL", default=argparse.SUPPRESS, help="SQLAlchemy database URL or a SQLite file's path "
                                                      "(default: the SQLite file in your data folder; `sample`: as --sample)")
     if "--sample" not in parser._option_string_actions:  # `queue create --sample N` means a sample size: --db sample there
         parser.add_argument("--sample", action="store_true",

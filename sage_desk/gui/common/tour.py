@@ -91,7 +91,8 @@ def opened_on_sample(window) -> bool:
         return True
     if workspace.is_open:
         database = str(getattr(workspace.store().url, "database", "") or "")
-        return database.endswith(("sample-runs.db", "sample.db"))
+        name = database.rsplit("/", 1)[-1]
+        return name.startswith(("sample-runs", "sample-")) or name.endswith("sample.db")  # copies, migrated copies
     if workspace.db_url:
         return workspace.db_url.strip() == "sample" or workspace.db_url.endswith("sample.db")
     return not (user_data_dir() / DB_FILENAME).is_file()  # no database of one's own yet: the screens open the samples

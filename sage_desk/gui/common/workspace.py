@@ -40,11 +40,16 @@ def open_store(db_url: str | None) -> Any:
         store.close()
     sample = sample_runs_dir() / "sample.db"
     if sample.is_file():
-        # A copy in the user's data folder, made once: opening sets WAL mode and may migrate, the
-        # shipped file must stay as shipped, and what a newcomer does to the samples is kept.
-        copy = user_data_dir() / "sample-runs.db"
+        # A copy in the user's data folder, made once per build of the samples: opening sets WAL mode
+        # and may migrate, and the shipped file must stay as shipped. Named by the build, so samples
+        # built again (./dev sample-runs after a code change) are shown, and an older copy, with
+        # whatever a newcomer labelled in it, is left where it is rather than overwritten.
+        stat = sample.stat()
+        copy = user_data_dir() / f"sample-runs-{stat.st_size}-{stat.st_mtime_ns}.db"
         if not copy.is_file():
-            shutil.copyfile(sample, copy)
+            partial = copy.with_name(copy.name + ".part")
+            shutil.copyfile(sample, partial)
+            partial.replace(copy)
         return Store(f"sqlite:///{copy}")
     return Store(f"sqlite:///{own}")
 
