@@ -10,7 +10,7 @@ chosen through it, and connect its events. It is tested without a window
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
 from psygnal import Signal
 
@@ -43,6 +43,28 @@ VerdictKey = tuple[str, str]
 _CHUNK = 500  # conversation ids per query: under SQLite's bound-parameter limit
 
 
+@dataclass(frozen=True)
+class HumanValue:
+    """What a reviewer keyed on a verdict: pass/fail, a score, or both."""
+
+    passed: bool | None
+    score: float | None = None
+
+    def text(self) -> str:
+        """`0.75 · pass`, `fail` ..."""
+        return value_text(self.passed, self.score)
+
+
+def value_text(passed: bool | None, score: float | None, unscored: bool = False) -> str:
+    """A verdict value as a reviewer reads it."""
+    if unscored:
+        return "unscored"
+    parts = [] if score is None else [f"{score:.2f}"]
+    if passed is not None:
+        parts.append("pass" if passed else "fail")
+    return " · ".join(parts) or "—"
+
+
 class NoStoreError(SageError):
     """Review was asked for something before a database was open."""
 
@@ -57,6 +79,7 @@ class ReviewSession:
     filters_changed = Signal(object)  # BrowseFilter
     queue_changed = Signal(object)  # QueueRecord shown (None: back to a run's conversations)
     progress_changed = Signal(object)  # QueueProgress of the shown queue
+    pending_changed = Signal(object)  # verdict id whose keyed label changed (None: all of them)
 
     def __init__(self, store: Store | None = None) -> None:
         self._store = store
@@ -67,6 +90,8 @@ class ReviewSession:
         self.queue: QueueRecord | None = None
         self.progress: QueueProgress | None = None
         self.queue_ids: frozenset[str] = frozenset()
+        self.pending: dict[int, HumanValue] = {}
+        """Labels keyed on the conversation on show and not saved yet: verdict id -> value."""
 
     # --- the store --------------------------------------------------------------------------
 
@@ -115,6 +140,21 @@ class ReviewSession:
         if filters != self.filters:
             self.filters = filters
             self.filters_changed.emit(filters)
+
+    # --- labels keyed, not saved yet --------------------------------------------------------
+
+    def key_label(self, verdict_id: int, value: HumanValue | None) -> None:
+        """Key a label on a verdict (not saved yet); None clears it."""
+        if value is None:
+            self.pending.pop(verdict_id, None)
+        else:
+            self.pending[verdict_id] = value
+        self.pending_changed.emit(verdict_id)
+
+    def drop_pending(self) -> None:
+        """Forget every keyed label (another conversation is shown)."""
+        self.pending = {}
+        self.pending_changed.emit(None)
 
     # --- a review queue ---------------------------------------------------------------------
 
@@ -252,6 +292,7 @@ __all__ = [
     "BrowseFilter",
     "ConversationRecord",
     "ConversationTable",
+    "HumanValue",
     "ListKey",
     "NewOverride",
     "NoStoreError",
@@ -266,4 +307,5 @@ __all__ = [
     "empty_table",
     "list_cells",
     "queue_table",
+    "value_text",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 
-from sage_desk.core.review.session import StoredVerdict
+from sage_desk.core.review.session import ReviewSession, StoredVerdict
 from sage_desk.core.rules.verdict import RULES_SOURCE
 from sage_desk.gui.review.verdict_model import FAIL, HUMAN, MUTED, PASS, Index, VerdictModel
 
@@ -32,8 +32,8 @@ NOTE = ("Blind queue: the judge's values and other reviewers' labels are hidden 
 class BlindVerdictModel(VerdictModel):
     """The verdict table, which hides judge values and others' labels while `blind` is on."""
 
-    def __init__(self, parent: Any = None):
-        super().__init__(parent)
+    def __init__(self, parent: Any = None, session: ReviewSession | None = None):
+        super().__init__(parent, session)
         self.blind = False
         self.criteria: frozenset[str] = frozenset()
         """The criteria the queue asks to label (empty: any)."""

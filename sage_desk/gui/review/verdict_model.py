@@ -12,14 +12,13 @@ A key that does not fit the verdict keys nothing and says which keys do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from sage_desk.core.judge.rubric import PASS_THRESHOLD
-from sage_desk.core.review.session import StoredVerdict
+from sage_desk.core.review.session import HumanValue, ReviewSession, StoredVerdict, value_text
 from sage_desk.core.rules.verdict import RULES_SOURCE
 
 Index = QModelIndex | QPersistentModelIndex
@@ -32,28 +31,6 @@ HELP = ("What was checked", "The rule engine, or which judge", "The rule's or ju
         "The reviewer's value (italic: keyed, not saved yet)", "The rule's or judge's rationale")
 FAIL, PASS, HUMAN, MUTED = QColor("#b91c1c"), QColor("#15803d"), QColor("#7c3aed"), QColor("#64748b")
 NEEDS = QColor("#b45309")  # amber, as the Slots panel marks the slots these verdicts wait on
-
-
-@dataclass(frozen=True)
-class HumanValue:
-    """What a reviewer set: pass/fail, a score, or both."""
-
-    passed: bool | None
-    score: float | None = None
-
-    def text(self) -> str:
-        """`0.75 · pass`, `fail` ..."""
-        return value_text(self.passed, self.score)
-
-
-def value_text(passed: bool | None, score: float | None, unscored: bool = False) -> str:
-    """A verdict value as a reviewer reads it."""
-    if unscored:
-        return "unscored"
-    parts = [] if score is None else [f"{score:.2f}"]
-    if passed is not None:
-        parts.append("pass" if passed else "fail")
-    return " · ".join(parts) or "—"
 
 
 def needs_of(verdict: StoredVerdict) -> list[str]:
@@ -120,10 +97,11 @@ def short_source(source: str) -> str:
 class VerdictModel(QAbstractTableModel):
     """One row per verdict of the conversation, in the order the rules and judges gave them."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, session: ReviewSession | None = None):
         super().__init__(parent)
         self.verdicts: list[StoredVerdict] = []
-        self.pending: dict[int, HumanValue] = {}
+        self.session = session if session is not None else ReviewSession()  # keyed labels are the session's
+        self.session.pending_changed.connect(self._on_pending)
         self._struck = QFont()
         self._struck.setStrikeOut(True)
         self._italic = QFont()
@@ -133,7 +111,7 @@ class VerdictModel(QAbstractTableModel):
         """Show another conversation's verdicts; unsaved values are dropped."""
         self.beginResetModel()
         self.verdicts = list(verdicts)
-        self.pending = {}
+        self.session.drop_pending()
         self.endResetModel()
 
     def verdict(self, row: int) -> StoredVerdict | None:
@@ -144,16 +122,21 @@ class VerdictModel(QAbstractTableModel):
         """The row of a (criterion, source), or None."""
         return next((i for i, v in enumerate(self.verdicts) if (v.criterion, v.source) == (criterion, source)), None)
 
+    @property
+    def pending(self) -> dict[int, HumanValue]:
+        """The keyed, unsaved values: verdict id -> value (the session's)."""
+        return self.session.pending
+
     def set_pending(self, row: int, value: HumanValue | None) -> None:
         """Key a human value (not saved yet) on a row; None clears it."""
         verdict = self.verdict(row)
-        if verdict is None:
-            return
-        if value is None:
-            self.pending.pop(verdict.id, None)
-        else:
-            self.pending[verdict.id] = value
-        self.dataChanged.emit(self.index(row, 2), self.index(row, 3))
+        if verdict is not None:
+            self.session.key_label(verdict.id, value)
+
+    def _on_pending(self, verdict_id: int | None) -> None:
+        row = next((i for i, v in enumerate(self.verdicts) if v.id == verdict_id), None)
+        if row is not None:  # a whole reset (None) comes with the model's own reset
+            self.dataChanged.emit(self.index(row, 2), self.index(row, 3))
 
     def pending_items(self) -> list[tuple[StoredVerdict, HumanValue]]:
         """The keyed, unsaved values with their verdicts, in row order."""

@@ -10,7 +10,7 @@ import pytest
 from team_data import CRITERION, JUDGE
 
 from sage_desk.core.errors import SageError
-from sage_desk.core.review.session import FLAG, SKIP, BrowseFilter, NoStoreError, ReviewSession, list_cells
+from sage_desk.core.review.session import FLAG, SKIP, BrowseFilter, HumanValue, NoStoreError, ReviewSession, list_cells
 from sage_desk.core.store.queues import create_queue
 
 
@@ -107,3 +107,16 @@ def test_a_blind_queue_hides_others_labels_until_the_reviewer_labels(team):
     assert not session.blind_for(ids[5], "alice")  # not the queue's: nothing hidden
     session.leave_queue()
     assert not session.blind_for(ids[1], "alice")
+
+
+def test_labels_keyed_are_kept_until_dropped_and_told():
+    session = ReviewSession()
+    seen: list[object] = []
+    session.pending_changed.connect(seen.append)
+    session.key_label(7, HumanValue(True))
+    session.key_label(9, HumanValue(None, 0.75))
+    session.key_label(7, None)  # cleared again
+    assert session.pending == {9: HumanValue(None, 0.75)} and seen == [7, 9, 7]
+    assert session.pending[9].text() == "0.75" and HumanValue(False, 0.25).text() == "0.25 · fail"
+    session.drop_pending()
+    assert session.pending == {} and seen[-1] is None
