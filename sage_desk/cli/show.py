@@ -17,7 +17,8 @@ from sage_desk.core.errors import SageError
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("conversation", metavar="CONVERSATION_ID", nargs="?",
-                        help="a conversation id (`sage-desk conversations` lists them), or leave it out and name --case")
+                        help="a conversation id (`sage-desk conversations` lists them) or an imported conversation's id "
+                             "in its file (task34-t0), or leave it out and name --case")
     parser.add_argument("--case", metavar="CASE_ID", help="the conversation of this case (in --run, default the latest run)")
     parser.add_argument("--run", metavar="RUN_ID", help="with --case: the run (default: the latest)")
     parser.add_argument("--agent", metavar="MODEL", help="with --case: the agent, when the run has several")
@@ -49,7 +50,8 @@ def _header(convo) -> str:
     """The conversation's one-line header; what an imported conversation does not know yet is left out, never "None"."""
     kinds = "/".join(k for k in (convo.bucket, convo.conflict) if k)
     ending = f"{convo.status.value} ({convo.termination})" if convo.termination else convo.status.value
-    parts = [convo.id, f"case {convo.case_id}", f"agent {convo.agent}", f"repeat {convo.repeat}", kinds, ending]
+    source = f"source {convo.source_id}" if getattr(convo, "source_id", None) else ""  # its id in the imported file
+    parts = [convo.id, source, f"case {convo.case_id}", f"agent {convo.agent}", f"repeat {convo.repeat}", kinds, ending]
     if convo.tau_reward is not None:  # imported from tau-bench/tau2: its own score beside ours
         parts.append(f"tau reward {convo.tau_reward:g}")
     if convo.rules_state:
@@ -78,6 +80,22 @@ def _find(store, args: argparse.Namespace) -> str | None:
     return None
 
 
+def _by_id_or_source(store, name: str) -> str:
+    """A conversation id, or an imported conversation's id in its file (`task34-t0`) when it names one conversation."""
+    from sage_desk.core.store.errors import StoreError
+
+    try:
+        return store.conversation(name).id
+    except StoreError:
+        found = store.conversations(source_id=name)
+        if len(found) == 1:
+            return found[0].id
+        if not found:
+            raise
+        runs = ", ".join(f"{c.id} (run {c.run_id}, {c.domain})" for c in found)
+        raise SageError(f"{len(found)} imported conversations have the source id {name!r}: {runs}; give one id") from None
+
+
 def run(args: argparse.Namespace) -> int:
     if bool(args.conversation) == bool(args.case):
         what = "a CONVERSATION_ID or --case CASE_ID, not both" if args.case else "a CONVERSATION_ID, or --case CASE_ID"
@@ -86,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("--run, --agent and --repeat go with --case", USAGE)
     try:
         store = open_store(args)
-        conversation_id = args.conversation or _find(store, args)
+        conversation_id = _by_id_or_source(store, args.conversation) if args.conversation else _find(store, args)
         if conversation_id is None:
             return USAGE
         convo = store.conversation(conversation_id)

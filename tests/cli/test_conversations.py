@@ -128,4 +128,6 @@ def test_show_of_an_imported_conversation_has_no_none_in_its_header(tmp_path, ca
     assert conversation.conflict is None  # what makes the old header print "None"
     code, out, _ = _cli(capsys, "show", "--db", db, conversation.id)
     header = out.splitlines()[0]
-    assert code == 0 and header.startswith(f"{conversation.id}  case ") and "None" not in header
+    assert code == 0 and header.startswith(f"{conversation.id}  source {conversation.source_id}  case ") and "None" not in header
+    code, by_source, _ = _cli(capsys, "show", "--db", db, conversation.source_id)  # its id in the imported file finds it
+    assert code == 0 and by_source.splitlines()[0] == header

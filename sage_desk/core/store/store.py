@@ -47,7 +47,8 @@ from sage_desk.core.store.retry import retry_transient
 from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, VerdictRow, table_of, utcnow
 from sage_desk.core.store.sqlite_guard import ShareGuard
 
-CONVERSATION_FILTERS = frozenset({"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination"})
+CONVERSATION_FILTERS = frozenset({"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination",
+                                  "source_id"})
 _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "conflict", "tactics", "seed"})
 JUDGE_FAILED = "judge"  # the criterion of the one unscored verdict scoring/hooks.py stores when a judge's call failed
 PLAY_PAGE = 500  # conversations a run reads at a time (conversations_to_play)
