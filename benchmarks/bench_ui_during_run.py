@@ -90,17 +90,23 @@ def main() -> int:
     timer = QTimer()
     timer.setInterval(FRAME_MS)
     timer.timeout.connect(frame)
+    created: list[str] = []
+    runs.run_started.connect(created.append)
     clock.start()
+    started = time.monotonic()
+    tick_clock.start()
+    timer.start()  # frames are drawn from the click on: writing a new run's rows is part of what Start costs
     click = time.monotonic()
     run_id = runs.start()
     start_ms = (time.monotonic() - click) * 1000
     if not run_id:
         print(f"the run did not start: {runs.problems.text()}", file=sys.stderr)
         return 1
+    while not created and not ended:
+        app.processEvents()
+        time.sleep(0.001)
+    created_s = time.monotonic() - click
     total = runs.store().get_run(run_id).total
-    started = time.monotonic()
-    tick_clock.start()
-    timer.start()
     while not ended:
         app.processEvents()
         time.sleep(0.001)
@@ -110,7 +116,7 @@ def main() -> int:
     stalls = sum(1 for f in frames if f > STALL_MS)
     mode = "a thread of the app" if args.thread else "a child process"
     print(f"run of {total:,} conversations played in {mode}: {wall:.1f} s wall, {len(frames):,} frames")
-    print(f"Start (the run created, its process started): {start_ms:.0f} ms on the GUI thread")
+    print(f"Start: {start_ms:.0f} ms on the GUI thread; the run's rows written (in a thread) {created_s * 1000:.0f} ms after the click")
     print(f"frame time: median {p50:.1f} ms, p99 {p99:.1f} ms (target < {TARGET_P99_MS:.0f} ms), "
           f"max {max(frames):.1f} ms, {stalls} over {STALL_MS:.0f} ms (target 0)")
     still = [f for f, s in zip(frames, switched, strict=True) if not s]

@@ -340,7 +340,10 @@ def test_a_run_started_in_runs_appears_in_review(qtbot, tmp_path):
     qtbot.waitExposed(window)
     screen = window.screen_widget("runs")
     assert [a.text() for a in window.menuBar().actions()] == ["&File", "&Runs", "&Help"]
-    assert "API Keys…" in [a.text() for a in window.toolbar.actions()]
+    # one set of Start / Cancel / Resume / API Keys: on the form, the progress panel and the list, not the toolbar too
+    toolbar = [a.text() for a in window.toolbar.actions()]
+    assert "Refresh Runs" in toolbar and not {"Start Run", "Cancel Run", "Resume Run", "API Keys…"} & set(toolbar)
+    assert screen.start_button.text() == "Start run" and screen.keys_button.text() == "API Keys…"
     choose(screen)
     run_id, outcome = run_and_wait(qtbot, screen)
     assert outcome.progress.done == 3
@@ -373,7 +376,8 @@ def test_a_fast_offline_run_keeps_the_window_responsive_and_cancels_within_a_sec
     import time
 
     choose(screen, agents=("baseline:oracle", "baseline:complier", "baseline:escalator"), cases="", repeats=20)
-    run_id = screen.start()
+    with qtbot.waitSignal(screen.run_started, timeout=RUN_TIMEOUT_MS):  # its rows are written in a thread first
+        run_id = screen.start()
     assert run_id, screen.problems.text()
     # played in a child process (with worker processes of its own), never in this process's threads (issue 35)
     assert isinstance(screen.run_thread, RunProcess) and screen.run_thread.workers > 1
@@ -525,3 +529,28 @@ def test_the_agent_option_rows_take_room_only_when_wanted(qtbot, screen):
     form.agent_more.click()
     form.agent_kind.setCurrentText("MCP")
     assert form.tools_server.isVisible() and all(w.isVisible() for w in rows)
+
+
+# --- Start never freezes the window: a new run's rows are written in a thread (issue 35) ----------
+
+
+def test_start_writes_a_new_runs_rows_in_a_thread_and_a_cancel_meanwhile_leaves_it_all_resumable(qtbot, screen, store):
+    import time
+
+    choose(screen, agents=("baseline:oracle", "baseline:complier", "baseline:escalator"), cases="", repeats=4)
+    clicked = time.monotonic()
+    run_id = screen.start()
+    on_gui = time.monotonic() - clicked
+    assert run_id and isinstance(screen.run_thread, RunProcess)
+    # the rows (1,944 of them, the domain and suite read first) are written by a thread, not in start()
+    assert screen.run_thread.creator is not None and screen.run_thread.creator.isRunning(), on_gui
+    assert screen.is_running() and not screen.start_button.isEnabled()
+    with qtbot.waitSignal(screen.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(screen.panel.cancel_button, Qt.MouseButton.LeftButton)
+    outcome = ended.args[0]
+    assert outcome.cancelled and outcome.error is None and outcome.run_id == run_id
+    run = store.get_run(run_id)  # the run exists whole, nothing played, every conversation resumable
+    assert run.status.value == "cancelled" and run.total == 162 * 3 * 4
+    assert len(store.unfinished_conversations(run_id)) == run.total
+    screen.select_run(run_id)
+    assert screen.resume_button.isEnabled() and status_of(screen, run_id) == "cancelled · resumable"

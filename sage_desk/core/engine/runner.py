@@ -248,8 +248,9 @@ class Runner:
         self.progress: Progress | None = None
         self.owner_id: int | None = None  # this process's row in the run's owners while it plays (store/owners.py)
 
-    def create(self, spec: RunSpec) -> str:
-        """Create the run and its conversation rows; returns the run id."""
+    def create(self, spec: RunSpec, run_id: str | None = None) -> str:
+        """Create the run and its conversation rows (under `run_id` when given, as the app names it before
+        writing the rows in a thread); returns the run id."""
         if not spec.agents:
             raise RunError("name at least one agent (--agent)")
         if spec.repeats < 1 or spec.concurrency < 1:
@@ -268,7 +269,7 @@ class Runner:
                                  "seed": conversation_seed(spec.seed, case.id, agent, repeat)})
         spec.stamp = run_stamp(spec, bundle, cases, self.agent_options, self.user_options, judge_prompt=self.judge_prompt)
         # the graph as played, so Review draws this run on it whatever later edits do to sop.yaml
-        return self.store.create_run(bundle.name, spec.to_config(), rows, sop_graph=dumps_graph(bundle.graph))
+        return self.store.create_run(bundle.name, spec.to_config(), rows, run_id=run_id, sop_graph=dumps_graph(bundle.graph))
 
     def cancel(self) -> None:
         """Stop starting conversations and cancel those in flight (they stay resumable).

@@ -109,8 +109,9 @@ class RunsScreen(ScreenDefaults, QWidget):
                           None, self.keys_action]}
 
     def toolbar_actions(self) -> list[QAction | None]:
-        """Buttons for the main toolbar."""
-        return [self.start_action, self.cancel_action, self.resume_action, None, self.keys_action]
+        """Buttons for the main toolbar: only what the screen has no button for (Start, API Keys, Cancel and
+        Resume sit on the form, the progress panel and the run list, beside what they act on; twice was confusing)."""
+        return [self.refresh_action]
 
     def _build(self) -> None:
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -347,14 +348,25 @@ class RunsScreen(ScreenDefaults, QWidget):
                          f"agents {', '.join(spec.agents)} · customer {spec.user} · judges {', '.join(spec.judges) or 'none'}"
                          f" · {spec.repeats} repeat(s) · concurrency {spec.concurrency}")
         self._last_broadcast = time.monotonic()
-        thread.start()
+        if isinstance(thread, RunProcess):  # a new run's rows are written in a thread: it is told once they are
+            thread.created.connect(self._on_created)
+            thread.start()
+        else:
+            thread.start()
+            self._on_created(thread.run_id)
         self.clock.start()
-        self.workspace.runs_changed.emit()  # the new run (or its "running" state) shows everywhere
-        self.select_run(thread.run_id)
         self._update_buttons()
-        self.run_started.emit(thread.run_id)
         self.message.emit(f"{verb} {thread.run_id}")
         return thread.run_id
+
+    def _on_created(self, run_id: str) -> None:
+        """The run's rows are in the database: it shows everywhere, picked in the list."""
+        if self.run_thread is None or self.run_thread.run_id != run_id:
+            return
+        self.workspace.runs_changed.emit()  # the new run (or its "running" state) shows everywhere
+        self.select_run(run_id)
+        self._update_buttons()
+        self.run_started.emit(run_id)
 
     def _on_progress(self, update: RunProgress) -> None:
         if self.run_thread is None or update.run_id != self.run_thread.run_id:

@@ -30,11 +30,13 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QThread, Signal
+from PySide6.QtCore import QDeadlineTimer, QObject, QProcess, QProcessEnvironment, QThread, Signal
 
-from sage_desk.core.engine.runner import Progress, RunSpec
+from sage_desk.core.engine.runner import Progress, Runner, RunSpec
 from sage_desk.core.session import build_runner
+from sage_desk.core.store import new_run_id
 from sage_desk.core.store.records import RunStatus
+from sage_desk.gui.common.async_thread import AsyncThread, Outcome
 
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
@@ -164,24 +166,48 @@ def child_environment(store: Store, spec: RunSpec) -> QProcessEnvironment:
     return env
 
 
+class CreateRun(AsyncThread):
+    """Writes a new run's rows off the GUI thread: loading the domain and suite and inserting ~2,000
+    conversation rows took 430-650 ms, a frozen window after Start. Its outcome is also kept on it, so
+    `RunProcess.wait` can finish the start without waiting for the queued signal."""
+
+    def __init__(self, store: Store, runner: Runner, spec: RunSpec, run_id: str, parent: Any = None):
+        super().__init__(parent)
+        self.store, self.runner, self.spec, self.run_id = store, runner, spec, run_id
+        self.outcome: Outcome | None = None
+        self.ended.connect(lambda outcome: setattr(self, "outcome", outcome))
+
+    async def work(self) -> int:
+        created = self.runner.create(self.spec, run_id=self.run_id)
+        return self.store.get_run(created).total
+
+
 class RunProcess(QObject):
-    """Plays one run in a child process (gui/run_child.py); its figures arrive as lines on a pipe."""
+    """Plays one run in a child process (gui/run_child.py); its figures arrive as lines on a pipe.
+
+    A new run is checked here (a bad spec refused at once), and its rows are written by `CreateRun` in a
+    thread once `start` is called; the child process starts when they are. `run_id` is known from the start.
+    """
 
     progressed = Signal(object)  # RunProgress
     ended = Signal(object)  # RunOutcome
+    created = Signal(str)  # run id: its rows are in the database (at once for a resumed run)
 
     def __init__(self, store: Store, spec: RunSpec, run_id: str | None = None, parent: Any = None):
-        """Prepare to play `run_id`, or create a new run from `spec` (SageError when core refuses it)."""
+        """Prepare to play `run_id`, or a new run from `spec` (SageError when core refuses it)."""
         super().__init__(parent)
         self.store = store
         self.spec = spec
         self.runner = build_runner(store, spec)  # refuses a bad spec here, before any process starts
-        self.run_id = run_id or self.runner.create(spec)
-        self.workers = worker_processes(store, spec, store.get_run(self.run_id).total)
+        self.is_new = run_id is None
+        self.run_id = run_id or new_run_id()
+        self.workers = 1 if self.is_new else worker_processes(store, spec, store.get_run(self.run_id).total)
         self.progress: Progress | None = None
+        self.creator: CreateRun | None = None
         self._buffer = b""
         self._errors = b""
         self._done = False
+        self._cancelled = False
         self.process = QProcess(self)
         self.process.setProcessEnvironment(child_environment(store, spec))
         self.process.readyReadStandardOutput.connect(self._read)
@@ -190,24 +216,65 @@ class RunProcess(QObject):
         self.process.errorOccurred.connect(self._on_error)
 
     def start(self) -> None:
-        """Start the child process."""
+        """Write a new run's rows in a thread, then start the child process (at once for a resumed run)."""
+        if not self.is_new:
+            self.created.emit(self.run_id)
+            self._start_process()
+            return
+        self.creator = CreateRun(self.store, self.runner, self.spec, self.run_id, parent=self)
+        self.creator.ended.connect(self._on_created)
+        self.creator.start()
+
+    def _on_created(self, outcome: Outcome) -> None:
+        if self._done or self.creator is None or self.creator.outcome is None:
+            return
+        creator, self.creator = self.creator, None
+        creator.wait()
+        creator.deleteLater()
+        if outcome.error is not None:  # e.g. the suite changed on disk since the check
+            self._done = True
+            self.ended.emit(RunOutcome(self.run_id, None, error=outcome.error))
+            return
+        self.workers = worker_processes(self.store, self.spec, int(outcome.result))
+        self.created.emit(self.run_id)
+        if self._cancelled:  # cancelled while its rows were written: nothing played, all resumable
+            self.store.set_run_status(self.run_id, RunStatus.CANCELLED)
+            self._finish(None)
+            return
+        self._start_process()
+
+    def _start_process(self) -> None:
         self.process.start(sys.executable, ["-m", "sage_desk.gui.run_child", self.run_id, str(self.workers)])
 
     def cancel(self) -> None:
         """Ask the child to stop starting conversations and cancel those in flight (resumable)."""
+        self._cancelled = True
         if self.process.state() != QProcess.ProcessState.NotRunning:
             self.process.write(b"cancel\n")
 
     def isRunning(self) -> bool:  # QThread's name, which the screen also calls
-        """Whether the child still plays."""
-        return self.process.state() != QProcess.ProcessState.NotRunning
+        """Whether the run's rows are being written or the child still plays."""
+        return self.creator is not None or self.process.state() != QProcess.ProcessState.NotRunning
 
     def wait(self, msecs: int = -1) -> bool:
         """Block until the child has ended (at most `msecs`; -1: no limit); True when it has."""
+        creator = self.creator
+        if creator is not None:  # still writing the rows: wait for them, then wind up here (a cancel) or play
+            if not creator.wait(msecs if msecs >= 0 else QDeadlineTimer.Forever):
+                return False
+            creator.outcome = creator.outcome or self._outcome_of(creator)
+            self._on_created(creator.outcome)
         if self.process.state() == QProcess.ProcessState.NotRunning:
             return True
         ended = self.process.waitForFinished(msecs)
         return ended or self.process.state() == QProcess.ProcessState.NotRunning
+
+    def _outcome_of(self, creator: CreateRun) -> Outcome:
+        """A finished CreateRun's outcome read from the database, when its signal has not arrived yet."""
+        try:
+            return Outcome(result=self.store.get_run(creator.run_id).total)
+        except Exception as exc:  # no run: its creation failed
+            return Outcome(error=exc)
 
     def _read(self) -> None:
         self._buffer += bytes(self.process.readAllStandardOutput().data())
