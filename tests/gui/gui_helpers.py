@@ -64,4 +64,10 @@ def open_review(qtbot, store, size: tuple[int, int] = (1280, 720), author: str |
     screen.list.setFocus()
     if wait_focus:
         qtbot.waitUntil(screen.list.hasFocus)
+    wait_graph(qtbot, screen)
     return screen
+
+
+def wait_graph(qtbot, screen) -> None:
+    """Wait until the conversation on show has its graph, case and route (a run's domain is read in a thread)."""
+    qtbot.waitUntil(lambda: screen.detail is None or not screen.detail.reading, timeout=15_000)

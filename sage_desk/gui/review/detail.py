@@ -10,8 +10,11 @@ a note says when today's graph differs or cannot be read. F5 (`forget`) reads th
 
 from __future__ import annotations
 
+import atexit
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, QObject
 
 from sage_desk.core.cases.model import Case
 from sage_desk.core.cases.suite import load_suite
@@ -23,6 +26,7 @@ from sage_desk.core.review.session import ConversationRecord, StoredVerdict
 from sage_desk.core.rules.trace import PathTrace, trace_conversation
 from sage_desk.core.sop.io import dumps_graph, loads_graph
 from sage_desk.core.sop.model import Graph
+from sage_desk.gui.common.async_thread import AsyncThread
 
 if TYPE_CHECKING:
     from sage_desk.core.review.session import Store
@@ -43,6 +47,8 @@ class ConversationDetail:
     note: str = ""
     """What the drawing is not: today's graph differs from the run's, cannot be read, or the run kept none."""
     tool_kinds: dict[str, str] = field(default_factory=dict)
+    reading: bool = False
+    """The domain and suite are still being read from disk (in a thread): no graph, case or route yet."""
 
     @property
     def id(self) -> str:
@@ -80,11 +86,18 @@ class DetailLoader:
         self._snapshots: dict[tuple[str, str], DomainBundle | SageError] = {}
         self._run_bundles: dict[str, tuple[DomainBundle | SageError, str]] = {}
 
-    def load(self, conversation_id: str) -> ConversationDetail:
-        """The conversation, its events, effective verdicts, and (when found) case and route."""
+    def load(self, conversation_id: str, read_disk: bool = True) -> ConversationDetail:
+        """The conversation, its events, effective verdicts, and (when found) case and route.
+
+        With `read_disk` False, a run whose domain and suite were not read yet comes back without them,
+        marked `reading` (the screen reads them in a `RunReader` thread, then loads again)."""
         record = self.store.conversation(conversation_id)
         detail = ConversationDetail(record, self.store.events(conversation_id),
                                     self.store.effective_verdicts(conversation_id=conversation_id))
+        if not read_disk and not self.has_read(record.run_id):
+            detail.reading = True
+            detail.problem = "Reading the domain's graph and cases…"
+            return detail
         bundle, detail.note = self.run_bundle(record.run_id, record.domain)
         if isinstance(bundle, SageError):
             detail.problem = f"Domain {record.domain!r} could not be loaded: {bundle}"
@@ -101,6 +114,24 @@ class DetailLoader:
             return detail
         detail.trace = trace_conversation(detail.case, bundle, detail.events)
         return detail
+
+    def has_read(self, run_id: str) -> bool:
+        """Whether the run's domain (with its graph) and suite are read, so `load` touches no file."""
+        read = self._run_bundles.get(run_id)
+        if read is None:
+            return False
+        if isinstance(read[0], SageError):
+            return True
+        suite = self._suite_of_run.get(run_id, "")
+        if suite == "":  # the run's config not read yet
+            return False
+        return suite == IMPORTED or (read[0].name, suite or str(read[0].cases_path)) in self._suites
+
+    def read_run(self, run_id: str, domain: str) -> None:
+        """Read the run's domain and suite into the caches (a RunReader's work, off the GUI thread)."""
+        bundle, _ = self.run_bundle(run_id, domain)
+        if not isinstance(bundle, SageError):
+            self._cases(run_id, bundle)
 
     def forget(self) -> None:
         """Drop what was read from disk (F5): a domain fixed, or broken, since is read again."""
@@ -167,3 +198,33 @@ class DetailLoader:
             except SageError as exc:
                 self._suites[key] = exc
         return self._suites[key]
+
+
+_READING: set[RunReader] = set()
+"""RunReaders still reading (a QThread destroyed while it runs aborts the process)."""
+
+
+def _wait_for_readers() -> None:
+    for reader in list(_READING):
+        reader.wait()
+
+
+atexit.register(_wait_for_readers)
+
+
+class RunReader(AsyncThread):
+    """Reads a run's domain and suite off the GUI thread: the first conversation of a run read them on it
+    (load_domain parses the world's YAML, about 0.2 s), a stall on the first switch to Review."""
+
+    def __init__(self, loader: DetailLoader, run_id: str, domain: str, parent: QObject | None = None):
+        super().__init__(parent)
+        self.loader, self.run_id, self.domain = loader, run_id, domain
+        _READING.add(self)  # kept alive here, not by a screen that may close first, until it ends
+        self.finished.connect(lambda: _READING.discard(self))
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.wait)
+
+    async def work(self) -> str:
+        self.loader.read_run(self.run_id, self.domain)
+        return self.run_id

@@ -36,7 +36,7 @@ from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.review.blind import NOTE as BLIND_NOTE
 from sage_desk.gui.review.blind import BlindVerdictModel
 from sage_desk.gui.review.compare import CompareDialog, open_compare
-from sage_desk.gui.review.detail import ConversationDetail, DetailLoader
+from sage_desk.gui.review.detail import ConversationDetail, DetailLoader, RunReader
 from sage_desk.gui.review.filter_bar import FilterBar
 from sage_desk.gui.review.keys import make_actions, shortcuts_dialog
 from sage_desk.gui.review.layout_state import restore_layout, save_layout
@@ -87,6 +87,7 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         self.notifier = notifier
         self.session = ReviewSession()  # what is chosen, the queue and the store: Qt-free (core/review/session.py)
         self.loader: DetailLoader | None = None
+        self._run_reader: RunReader | None = None  # reading a run's domain for the conversation on show
         self.detail: ConversationDetail | None = None
         self.overrides: list[OverrideRecord] = []
         self._saving = False
@@ -390,9 +391,48 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
             self._drop_pending()
             assert self.loader is not None  # made with the store, before any conversation is shown
             try:
-                self._show_detail(self.loader.load(conversation_id))
+                detail = self.loader.load(conversation_id, read_disk=False)
             except SageError as exc:
                 self._report("Could not read the conversation", exc)
+                return
+            self._show_detail(detail)
+            if detail.reading:  # the run's domain is read in a thread; the graph follows (no stall on a first look)
+                self._read_run(detail)
+
+    def _read_run(self, detail: ConversationDetail) -> None:
+        run_id = detail.record.run_id
+        if self._run_reader is not None and self._run_reader.run_id == run_id:
+            return
+        assert self.loader is not None
+        self._run_reader = RunReader(self.loader, run_id, detail.record.domain)
+        self._run_reader.ended.connect(self._on_run_read)
+        self._run_reader.start()
+
+    def _on_run_read(self, _outcome: object) -> None:
+        """A run's domain and suite are read: draw the graph, case and route of the conversation on show."""
+        reader = self.sender()
+        if self._run_reader is reader:
+            self._run_reader = None
+        shown = self.detail
+        if shown is None or not shown.reading or self.loader is None:
+            return
+        if not self.loader.has_read(shown.record.run_id):  # another run's reader: this one's is on its way
+            if self._run_reader is None:
+                self._read_run(shown)
+            return
+        try:
+            fresh = self.loader.load(shown.id)
+        except SageError as exc:
+            self._report("Could not read the conversation", exc)
+            return
+        # only what needed the domain: labels being keyed and the chosen verdict stay as they are
+        shown.bundle, shown.case, shown.trace, shown.problem, shown.note, shown.tool_kinds, shown.reading = (
+            fresh.bundle, fresh.case, fresh.trace, fresh.problem, fresh.note, fresh.tool_kinds, False)
+        self.transcript.show_events(shown.events, shown.tool_kinds)
+        self.timeline.show_events(shown.events, shown.tool_kinds)
+        self.route.show_route(shown.bundle.graph if shown.bundle else None, shown.trace, shown.problem, shown.note)
+        self.slots.show_detail(shown, self.store)
+        self.override.set_failure_modes(list(shown.bundle.domain.failure_modes) if shown.bundle is not None else [])
 
     def _show_detail(self, detail: ConversationDetail | None) -> None:
         self.detail = detail
