@@ -398,8 +398,8 @@ OUTCOME = {  # the auditor's reading of the ending in substance (tau's agents ha
 @pytest.mark.parametrize("name", list(OUTCOME))
 def test_the_ending_is_read_in_substance_without_a_close_label(audited: dict[str, dict[str, Any]], name: str) -> None:
     assert verdict(audited[name], "outcome")["passed"] is OUTCOME[name]
-    label = verdict(audited[name], "outcome.label")
+    labels = [v for v in audited[name]["verdicts"] if v["criterion"] == "outcome.label"]
     if name.startswith("transfer"):  # a handover is an ending tau's agents can say
-        assert label["unscored"] is False
-    else:  # no close tool, so no close label: unscored, never a failure that sinks success
-        assert (label["passed"], label["unscored"]) == (None, True)
+        assert labels and labels[0]["unscored"] is False
+    else:  # no close tool, so no close label to grade: no verdict, rather than one left unsettled forever
+        assert labels == []

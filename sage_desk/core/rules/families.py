@@ -214,18 +214,17 @@ def outcome(ctx: RuleContext) -> list[Verdict]:
     end_node = ctx.path.end if ctx.path else None
     passed, why = _outcome(ctx)
     got = reading.ending
-    label_ok: bool | None = got == want or (ctx.case.bucket == Bucket.ADVERSARIAL and got == "escalated" and want != "resolved")
+    label_ok = got == want or (ctx.case.bucket == Bucket.ADVERSARIAL and got == "escalated" and want != "resolved")
     label_why = f"ended {got!r}, the SOP ends {want!r}" + ("" if label_ok or got in ("open", "escalated") else
                                                            " (a label slip, never catastrophic)")
-    if got == "open" and ctx.bundle.domain.audit_only:
-        label_ok, label_why = None, "unscored: the audited agent had no close tool, so there is no close label to read"
     free_text = [f"judge.say.{a.node}" for a in ctx.case.expected.actions if a.say]
     details = {"depends_on": free_text} if free_text else {}
     if free_text:
         why += f"; resolution also needs the judge's {', '.join(free_text)}"
-    return [ctx.verdict("outcome", passed, why, event_seq=reading.ending_seq, node=end_node, details=details),
-            ctx.verdict("outcome.label", label_ok, label_why, event_seq=reading.ending_seq, node=end_node,
-                        **({"unscored": True} if label_ok is None else {}))]
+    found = ctx.verdict("outcome", passed, why, event_seq=reading.ending_seq, node=end_node, details=details)
+    if got == "open" and ctx.bundle.domain.audit_only:
+        return [found]  # the audited agent had no close tool: no close label to read, and none left unsettled
+    return [found, ctx.verdict("outcome.label", label_ok, label_why, event_seq=reading.ending_seq, node=end_node)]
 
 
 def _false_closure(ctx: RuleContext) -> tuple[bool, str]:
