@@ -21,9 +21,18 @@ from sage_desk.core.store import Store
 CASES = "nl-001,nl-002,nl-121,nl-122,nl-145,nl-146"
 
 
+def _run_args(db: str, *agent_args: str, cases: str = "nl-001") -> list[str]:
+    """`sage-desk run` of northline's `cases` once each, quietly, with the agents and their options in `agent_args`."""
+    return ["run", "--db", db, "--domain", "northline", "--cases", cases, "--repeats", "1", "--quiet", *agent_args]
+
+
+def _cli_run(db: str, *agent_args: str, cases: str = "nl-001") -> int:
+    """The exit code of that run."""
+    return main(_run_args(db, *agent_args, cases=cases))
+
+
 def _run(db: str, *agent_args: str) -> str:
-    code = main(["run", "--db", db, "--domain", "northline", "--cases", CASES, "--repeats", "1", "--quiet", *agent_args])
-    assert code == 0
+    assert _cli_run(db, *agent_args, cases=CASES) == 0
     return Store(db).list_runs()[0].id if len(Store(db).list_runs()) == 1 else Store(db).latest_run_id()
 
 
@@ -102,26 +111,7 @@ def test_a_refused_connection_errors_only_that_agents_conversations_with_one_lin
         pass  # stopped: its port refuses connections now
     url = f"http://127.0.0.1:{dead.port}/agent"
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    code = main(
-        [
-            "run",
-            "--db",
-            db,
-            "--domain",
-            "northline",
-            "--cases",
-            "nl-001,nl-002",
-            "--repeats",
-            "1",
-            "--quiet",
-            "--agent",
-            "baseline:oracle",
-            "--agent",
-            url,
-            "--agent-param",
-            "max_retries=0",
-        ]
-    )
+    code = _cli_run(db, "--agent", "baseline:oracle", "--agent", url, "--agent-param", "max_retries=0", cases="nl-001,nl-002")
     assert code == 1
     run_id = Store(db).latest_run_id()
     assert run_id is not None
@@ -151,24 +141,7 @@ def test_a_refused_connection_errors_only_that_agents_conversations_with_one_lin
 def test_a_reply_the_engine_cannot_use_errors_the_conversation_naming_the_agent(tmp_path, reply, problem):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with AgentServer("oracle", reply=lambda body, headers: reply) as agent:
-        code = main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--cases",
-                "nl-001",
-                "--repeats",
-                "1",
-                "--quiet",
-                "--agent",
-                agent.url,
-                "--agent",
-                "baseline:oracle",
-            ]
-        )
+        code = _cli_run(db, "--agent", agent.url, "--agent", "baseline:oracle")
     assert code == 1
     run_id = Store(db).latest_run_id()
     error = _errors(db, run_id)[agent.url]
@@ -178,22 +151,7 @@ def test_a_reply_the_engine_cannot_use_errors_the_conversation_naming_the_agent(
 
 def test_a_python_agent_that_raises_errors_its_conversation(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    code = main(
-        [
-            "run",
-            "--db",
-            db,
-            "--domain",
-            "northline",
-            "--cases",
-            "nl-001",
-            "--repeats",
-            "1",
-            "--quiet",
-            "--agent",
-            "python:agents_under_test:broken",
-        ]
-    )
+    code = _cli_run(db, "--agent", "python:agents_under_test:broken")
     assert code == 1
     error = _errors(db, Store(db).latest_run_id())["python:agents_under_test:broken"]
     assert error == "agent python:agents_under_test:broken: respond raised KeyError: 'order'"
@@ -231,25 +189,8 @@ def test_header_values_come_from_the_environment_and_are_never_stored(tmp_path, 
     path = tmp_path / "runs.db"
     db = f"sqlite:///{path}"
     with AgentServer("oracle") as agent:
-        code = main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--cases",
-                "nl-001",
-                "--repeats",
-                "1",
-                "--quiet",
-                "--agent",
-                agent.url,
-                "--agent-header",
-                "Authorization: Bearer $AGENT_TOKEN",
-                "--agent-header",
-                "X-Team: qa",
-            ]
+        code = _cli_run(
+            db, "--agent", agent.url, "--agent-header", "Authorization: Bearer $AGENT_TOKEN", "--agent-header", "X-Team: qa"
         )
     assert code == 0
     assert {h["Authorization"] for h in agent.headers} == {f"Bearer {SECRET}"}
@@ -280,24 +221,7 @@ def test_an_agent_echoing_its_token_has_it_masked_in_errors_and_transcripts(tmp_
         }
 
     with AgentServer("oracle", reply=echo) as agent:
-        main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--cases",
-                "nl-001",
-                "--repeats",
-                "1",
-                "--quiet",
-                "--agent",
-                agent.url,
-                "--agent-header",
-                "Authorization: Bearer $AGENT_TOKEN",
-            ]
-        )
+        _cli_run(db, "--agent", agent.url, "--agent-header", "Authorization: Bearer $AGENT_TOKEN")
     store = Store(db)
     (convo,) = store.conversations(store.latest_run_id())
     assert convo.status == "errored" and convo.error.startswith(f"agent {agent.url}: HTTP 401: ")
@@ -311,24 +235,7 @@ def test_a_resume_refuses_a_header_whose_variable_is_unset(tmp_path, monkeypatch
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     monkeypatch.setenv("AGENT_TOKEN", SECRET)
     with AgentServer("oracle") as agent:
-        code = main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--cases",
-                "nl-001",
-                "--repeats",
-                "1",
-                "--quiet",
-                "--agent",
-                agent.url,
-                "--agent-header",
-                "Authorization: Bearer $AGENT_TOKEN",
-            ]
-        )
+        code = _cli_run(db, "--agent", agent.url, "--agent-header", "Authorization: Bearer $AGENT_TOKEN")
         assert code == 0
         run_id = Store(db).latest_run_id()
         monkeypatch.delenv("AGENT_TOKEN")
@@ -365,20 +272,7 @@ def test_the_prompt_file_is_what_the_model_received_and_compare_names_it(tmp_pat
     no_policy = tmp_path / "bare.txt"
     no_policy.write_text("Be brief.")
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    base = [
-        "run",
-        "--db",
-        db,
-        "--domain",
-        "northline",
-        "--cases",
-        "nl-001",
-        "--repeats",
-        "1",
-        "--quiet",
-        "--agent",
-        "openai/house-model",
-    ]
+    base = _run_args(db, "--agent", "openai/house-model")
     with FakeOpenAIServer(_model_agent) as model:
         assert main([*base, "--api-base", model.base_url]) == 0
         ours = Store(db).latest_run_id()
@@ -434,27 +328,7 @@ def _replay(capsys, *args):
 def test_replay_forks_a_python_and_an_http_agent(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with AgentServer("oracle") as agent:
-        assert (
-            main(
-                [
-                    "run",
-                    "--db",
-                    db,
-                    "--domain",
-                    "northline",
-                    "--cases",
-                    "nl-145",
-                    "--repeats",
-                    "1",
-                    "--quiet",
-                    "--agent",
-                    "python:agents_under_test:oracle",
-                    "--agent",
-                    agent.url,
-                ]
-            )
-            == 0
-        )
+        assert _cli_run(db, "--agent", "python:agents_under_test:oracle", "--agent", agent.url, cases="nl-145") == 0
         by_agent = {c.agent: c for c in Store(db).conversations()}
         for spec in ("python:agents_under_test:oracle", agent.url):
             code, data = _replay(capsys, by_agent[spec].id, "--from-turn", "1", "--times", "3", "--db", db)
@@ -483,27 +357,7 @@ def test_replay_forks_an_agent_with_its_own_tool_layer_on_the_world_as_it_stood(
 
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", mcp=True) as agent:
-        assert (
-            main(
-                [
-                    "run",
-                    "--db",
-                    db,
-                    "--domain",
-                    "northline",
-                    "--cases",
-                    "nl-145",
-                    "--repeats",
-                    "1",
-                    "--quiet",
-                    "--agent",
-                    agent.url,
-                    "--tools-server",
-                    tools.url,
-                ]
-            )
-            == 0
-        )
+        assert _cli_run(db, "--agent", agent.url, "--tools-server", tools.url, cases="nl-145") == 0
         (convo,) = Store(db).conversations()
         code, data = _replay(capsys, convo.id, "--from-turn", "1", "--times", "2", "--db", db)
         assert code == 0, data
@@ -520,29 +374,7 @@ def test_replay_sends_the_runs_prompt_file_unless_given_another(tmp_path, capsys
     other.write_text("Prompt two.")
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(_model_agent) as model:
-        assert (
-            main(
-                [
-                    "run",
-                    "--db",
-                    db,
-                    "--domain",
-                    "northline",
-                    "--cases",
-                    "nl-001",
-                    "--repeats",
-                    "1",
-                    "--quiet",
-                    "--agent",
-                    "openai/house-model",
-                    "--api-base",
-                    model.base_url,
-                    "--agent-prompt",
-                    str(prompt),
-                ]
-            )
-            == 0
-        )
+        assert _cli_run(db, "--agent", "openai/house-model", "--api-base", model.base_url, "--agent-prompt", str(prompt)) == 0
         (convo,) = Store(db).conversations()
         model.requests.clear()
         assert _replay(capsys, convo.id, "--from-turn", "1", "--times", "1", "--db", db)[0] == 0
@@ -586,25 +418,7 @@ def test_an_oversized_or_hostile_reply_errors_the_conversation_as_a_providers_wo
     monkeypatch.setenv("SAGE_DESK_MAX_REPLY_BYTES", "2048")
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with AgentServer("oracle", raw=lambda request_body: body) as agent:
-        assert (
-            main(
-                [
-                    "run",
-                    "--db",
-                    db,
-                    "--domain",
-                    "northline",
-                    "--cases",
-                    "nl-001",
-                    "--repeats",
-                    "1",
-                    "--quiet",
-                    "--agent",
-                    agent.url,
-                ]
-            )
-            == 1
-        )
+        assert _cli_run(db, "--agent", agent.url) == 1
     error = _errors(db, Store(db).latest_run_id())[agent.url]
     assert error.startswith(f"agent {agent.url}: {problem}"), error
 
@@ -613,50 +427,11 @@ def test_an_http_agent_is_retried_as_a_model_is(tmp_path):
     """A 503 and a call past `timeout` are retried (with backoff); the conversation then plays as usual."""
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with AgentServer("oracle", faults=["503", "slow"]) as agent:
-        code = main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--cases",
-                "nl-001",
-                "--repeats",
-                "1",
-                "--quiet",
-                "--agent",
-                agent.url,
-                "--agent-param",
-                "timeout=0.5",
-                "--agent-param",
-                "max_retries=2",
-            ]
-        )
+        code = _cli_run(db, "--agent", agent.url, "--agent-param", "timeout=0.5", "--agent-param", "max_retries=2")
         assert code == 0
     assert len(agent.requests) >= 3 and {"timeout", "max_retries"}.isdisjoint(agent.requests[0])  # not sent
     with AgentServer("oracle", faults=["503", "503", "503"]) as agent:
-        assert (
-            main(
-                [
-                    "run",
-                    "--db",
-                    db,
-                    "--domain",
-                    "northline",
-                    "--cases",
-                    "nl-001",
-                    "--repeats",
-                    "1",
-                    "--quiet",
-                    "--agent",
-                    agent.url,
-                    "--agent-param",
-                    "max_retries=1",
-                ]
-            )
-            == 1
-        )
+        assert _cli_run(db, "--agent", agent.url, "--agent-param", "max_retries=1") == 1
     error = _errors(db, Store(db).latest_run_id())[agent.url]
     assert error == f"agent {agent.url}: HTTP 503: overloaded after 2 attempts" and len(agent.requests) == 2
 
@@ -674,27 +449,7 @@ def test_an_mcp_agent_calling_a_tool_the_domain_lacks_errors_its_conversation(tm
 
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", reply=reckless) as agent:
-        assert (
-            main(
-                [
-                    "run",
-                    "--db",
-                    db,
-                    "--domain",
-                    "northline",
-                    "--cases",
-                    "nl-001",
-                    "--repeats",
-                    "1",
-                    "--quiet",
-                    "--agent",
-                    agent.url,
-                    "--tools-server",
-                    tools.url,
-                ]
-            )
-            == 1
-        )
+        assert _cli_run(db, "--agent", agent.url, "--tools-server", tools.url) == 1
     error = _errors(db, Store(db).latest_run_id())[agent.url]
     assert error == f"agent {agent.url}: called a tool the domain lacks through its tools server: 'refund_everything'"
 
@@ -703,27 +458,7 @@ def test_your_agent_takes_a_display_name(tmp_path):
     """`--agent NAME=SPEC` (issue 37) works with every way in: the spec plays, the name is kept for display."""
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with AgentServer("oracle") as agent:
-        assert (
-            main(
-                [
-                    "run",
-                    "--db",
-                    db,
-                    "--domain",
-                    "northline",
-                    "--cases",
-                    "nl-001",
-                    "--repeats",
-                    "1",
-                    "--quiet",
-                    "--agent",
-                    f"ours={agent.url}",
-                    "--agent",
-                    "mine=python:agents_under_test:oracle",
-                ]
-            )
-            == 0
-        )
+        assert _cli_run(db, "--agent", f"ours={agent.url}", "--agent", "mine=python:agents_under_test:oracle") == 0
     run = Store(db).list_runs()[0]
     assert run.config["agent_names"] == {agent.url: "ours", "python:agents_under_test:oracle": "mine"}
     assert {c.agent: c.status for c in Store(db).conversations(run.id)} == {
