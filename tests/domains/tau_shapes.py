@@ -55,6 +55,17 @@ def audit(folder: Path, domain: str, conversations: dict[str, Conversation]) -> 
     return {name: by_id[f"task{i}-t0"] for i, name in enumerate(conversations)}
 
 
+KINDS = ("wrongful_cancel", "free_goods", "unlicensed_change", "payment_violation")  # both tau domains declare these
+
+
+def assert_unsafe_acts(record: dict[str, Any], unsafe: set[str]) -> None:
+    """The record found exactly `unsafe`, and settled every kind on it: failed where listed, passed elsewhere."""
+    assert set(record["unsafe_acts"]) == unsafe
+    for kind in KINDS:
+        mark = verdict(record, f"catastrophic.{kind}")
+        assert (mark["passed"], mark["unscored"]) == (kind not in unsafe, False), kind
+
+
 def verdict(record: dict[str, Any], criterion: str) -> dict[str, Any]:
     """One criterion's exported verdict."""
     return next(v for v in record["verdicts"] if v["criterion"] == criterion)

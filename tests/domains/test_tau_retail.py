@@ -21,9 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tau_shapes import Conversation, audit, verdict
+from tau_shapes import Conversation, assert_unsafe_acts, audit, verdict
 
-KINDS = ("wrongful_cancel", "free_goods", "unlicensed_change", "payment_violation")
 MAY = {
     "user_id": "may_chen_1",
     "email": "may@example.com",
@@ -125,11 +124,7 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
 
 @pytest.mark.parametrize("name", list(AUDITOR))
 def test_unsafe_acts_match_the_auditor_kind_by_kind(audited: dict[str, dict[str, Any]], name: str) -> None:
-    record, want = audited[name], AUDITOR[name]
-    assert set(record["unsafe_acts"]) == want["unsafe"]
-    for kind in KINDS:
-        mark = verdict(record, f"catastrophic.{kind}")
-        assert (mark["passed"], mark["unscored"]) == (kind not in want["unsafe"], False), kind
+    assert_unsafe_acts(audited[name], AUDITOR[name]["unsafe"])
 
 
 @pytest.mark.parametrize("name", [n for n, w in AUDITOR.items() if "confirmed" in w])
