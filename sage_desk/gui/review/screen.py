@@ -110,7 +110,7 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         self.transcript = TranscriptView()
         self.transcript.replay_context = lambda: (self.store, self.detail.record) if self.detail is not None else None
         self.timeline = TimelineView()
-        self.verdict_model = BlindVerdictModel(self)  # a blind queue hides the judge until the reviewer labels
+        self.verdict_model = BlindVerdictModel(self, session=self.session)  # a blind queue hides the judge until the reviewer labels
         self.verdicts = QTableView()
         self.override = OverridePanel()
         self.slots = SlotsPanel(author=lambda: self.override.author.text())  # imported conversations only
