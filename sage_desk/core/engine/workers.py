@@ -55,6 +55,7 @@ from typing import Any
 
 from sage_desk.core.engine.status import RESUMED
 from sage_desk.core.errors import RunError
+from sage_desk.core.pids import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -121,24 +122,14 @@ def _die_with(owner_pid: int) -> None:
             log.debug("PR_SET_PDEATHSIG unavailable; the watchdog alone ends orphans")
 
     def watch() -> None:
-        while _alive(owner_pid):
+        while pid_alive(owner_pid):
             threading.Event().wait(ORPHAN_POLL_S)
         os._exit(70)  # an orphan: its conversations stay unfinished, for --resume
 
     if owner_pid:
-        if not _alive(owner_pid):
+        if not pid_alive(owner_pid):
             os._exit(70)  # the run's process died before this worker got going
         threading.Thread(target=watch, daemon=True, name="sage-desk-orphan-watch").start()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def worker_main(job: WorkerJob, deltas: Any, cancel: Any) -> None:

@@ -25,6 +25,7 @@ from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from sage_desk.core.engine.heartbeat import HEARTBEAT_S, STALE_AFTER_S
+from sage_desk.core.pids import pid_alive
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.schema import ConversationRow, EventRow, RunOwnerRow, RunRow, VerdictRow, utcnow
 
@@ -62,20 +63,6 @@ def _owner(row: RunOwnerRow) -> Owner:
     return Owner(row.id, row.run_id, row.host, row.pid, row.started_at, row.heartbeat_at)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed process its parent has not reaped yet still answers os.kill: it is a zombie, not a player
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            return stat.read().rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
-    except OSError:
-        return True  # no /proc (macOS): the heartbeat's age decides
-
-
 _HELD: set[int] = set()  # owner ids this process registered and has not released
 
 
@@ -84,7 +71,7 @@ def is_alive(owner: Owner, now: datetime | None = None, stale_after_s: float | N
     if owner.host == this_host():
         if owner.pid == os.getpid():
             return owner.id in _HELD  # ours, unless a release this process tried failed (a locked database)
-        if not _pid_alive(owner.pid):
+        if not pid_alive(owner.pid):
             return False
     limit = STALE_AFTER_S if stale_after_s is None else stale_after_s
     return (now or utcnow()) - owner.heartbeat_at <= timedelta(seconds=limit)
