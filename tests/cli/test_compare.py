@@ -96,7 +96,9 @@ def test_report_json_carries_the_stamp_and_intervals(runs, capsys):
     report = json.loads(capsys.readouterr().out)
     stamp = report["stamp"]
     assert stamp["models"][0]["name"] == "baseline:oracle" and stamp["repeats"] == 2 and stamp["cases"] == 162
-    assert all(len(stamp[k]) == 16 for k in ("sop", "policy", "world", "domain", "suite", "judge_prompt"))
+    from sage_desk.core.engine.stamps import HASHED
+
+    assert all(len(stamp[k]) == 16 for k in HASHED)  # every hashed input stamped (the customer prompt went missing once)
     row = report["models"][0]
     assert row["resolution_rate_ci"] == [1.0, 1.0] and row["flip_rate"] == 0 and "within_noise" in row
     assert main(["report", "--db", db, "--run", oracle, "--run", complier, "--format", "json"]) == 0

@@ -96,7 +96,8 @@ def run_stamp(spec: RunSpec, bundle: DomainBundle, cases: Sequence[Case], agent_
         "world": _file_hash(bundle.dir / bundle.domain.world), "domain": _file_hash(bundle.dir / "domain.yaml"),
         "suite": content_hash(suite), "cases": len(suite),
         "agent_prompt": content_hash(getattr(spec, "agent_prompt", None) or prompts.AGENT_SYSTEM),
-        "agent_prompt_file": getattr(spec, "agent_prompt_file", None),  # named when a prompt change is reported "customer_prompt": content_hash(prompts.CUSTOMER_SYSTEM),
+        "agent_prompt_file": getattr(spec, "agent_prompt_file", None),  # named when a prompt change is reported
+        "customer_prompt": content_hash(prompts.CUSTOMER_SYSTEM),
         "judge_prompt": judge_prompt, "seed": spec.seed, "repeats": spec.repeats, "models": models,
     }
 
