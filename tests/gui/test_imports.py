@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from gui_helpers import wait_graph
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
@@ -104,6 +105,7 @@ def test_setting_slots_in_review_rescores_the_conversation(qtbot, window, db_url
     qtbot.waitUntil(lambda: review.list_model.rowCount() == 1)
     review.select_position(0)
     assert review.detail.record.source_id == "zd-48817" and "zd-48817" in review.title.text()
+    wait_graph(qtbot, review)  # the slots come with the run's domain, read in a thread since 31d967e
     slots = review.slots
     assert slots.isVisible() and list(slots.combos) == ["Escalation", "CoreDemand", "EvidenceProvided", "NewAddressType", "FaultType"]
     assert slots.value_of("CoreDemand") is None and slots.sources["CoreDemand"].text() == "—"  # nobody set it
