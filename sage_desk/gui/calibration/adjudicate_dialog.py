@@ -215,7 +215,7 @@ class ConversationPreview(QWidget):
     def __init__(self, store: Store, conversation_id: str, parent: QWidget | None = None):
         super().__init__(parent)
         from sage_desk.core.events import ToolCall
-        from sage_desk.gui.review.transcript import TimelineView, TranscriptView
+        from sage_desk.gui.review.transcript import transcript_over_timeline
 
         record = store.conversation(conversation_id)
         events = store.events(conversation_id)
@@ -223,15 +223,9 @@ class ConversationPreview(QWidget):
         title = QLabel(f"<b>{record.case_id}</b> · {record.agent} · repeat {record.repeat} · "
                        f"<span style='color:#64748b'>{conversation_id}</span>")
         title.setWordWrap(True)
-        self.transcript = TranscriptView()
-        self.timeline = TimelineView()
-        self.timeline.event_selected.connect(self.transcript.highlight)
+        self.transcript, self.timeline, split = transcript_over_timeline(420, 160)
         self.transcript.show_events(events, kinds)
         self.timeline.show_events(events, kinds)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.transcript)
-        split.addWidget(self.timeline)
-        split.setSizes([420, 160])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from sage_desk.gui.review.detail import ConversationDetail
-from sage_desk.gui.review.transcript import TimelineView, TranscriptView
+from sage_desk.gui.review.transcript import transcript_over_timeline
 
 if TYPE_CHECKING:
     from sage_desk.gui.review.host import ReviewHost
@@ -60,13 +60,7 @@ class ConversationPane(QWidget):
             self.picker.addItem(label, conversation_id)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
-        self.transcript = TranscriptView()
-        self.timeline = TimelineView()
-        self.timeline.event_selected.connect(self.transcript.highlight)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.transcript)
-        split.addWidget(self.timeline)
-        split.setSizes([520, 220])
+        self.transcript, self.timeline, split = transcript_over_timeline(520, 220)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.picker)

@@ -19,7 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QContextMenuEvent
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTextBrowser, QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QSplitter, QTextBrowser, QTreeWidget, QTreeWidgetItem
 
 from sage_desk.core.engine.replay import turns_of
 from sage_desk.core.events import Event
@@ -329,3 +329,15 @@ class TimelineView(QTreeWidget):
             child.setToolTip(2, text)
             item.addChild(child)
         return item
+
+
+def transcript_over_timeline(top: int, bottom: int) -> tuple[TranscriptView, TimelineView, QSplitter]:
+    """A transcript over its timeline in a vertical splitter (heights `top`, `bottom`); picking an event on the
+    timeline highlights its turn in the transcript."""
+    transcript, timeline = TranscriptView(), TimelineView()
+    timeline.event_selected.connect(transcript.highlight)
+    split = QSplitter(Qt.Orientation.Vertical)
+    split.addWidget(transcript)
+    split.addWidget(timeline)
+    split.setSizes([top, bottom])
+    return transcript, timeline, split
