@@ -28,3 +28,15 @@ def wait_until(predicate, timeout=5.0, interval=0.01, message="the condition nev
         if time.monotonic() >= deadline:
             raise AssertionError(f"{message} (waited {timeout:g} s)")
         time.sleep(interval)  # the poll interval, for conditions nothing signals (another process, /proc, a file)
+
+
+def replay_json(capsys, *args):
+    """`sage-desk replay ARGS --format json`: its exit code and its JSON (or, when it failed, what it printed on stderr)."""
+    import json
+
+    from sage_desk.cli import main
+
+    capsys.readouterr()
+    code = main(["replay", *args, "--format", "json"])
+    out = capsys.readouterr()
+    return code, (json.loads(out.out) if code == 0 else out.err)

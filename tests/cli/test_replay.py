@@ -6,20 +6,13 @@ the shares, and its requests show the fork: the earlier turns rebuilt, the world
 from __future__ import annotations
 
 import itertools
-import json
 
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
+from helpers import replay_json
 
 from sage_desk.cli import main
 from sage_desk.core.engine.replay import REPLY_ONLY, action_of, wilson
 from sage_desk.core.store import Store
-
-
-def replay(capsys, *args):
-    capsys.readouterr()
-    code = main(["replay", *args, "--format", "json"])
-    out = capsys.readouterr()
-    return code, (json.loads(out.out) if code == 0 else out.err)
 
 
 def test_the_oracle_takes_the_same_action_every_time(tmp_path, capsys):
@@ -27,12 +20,12 @@ def test_the_oracle_takes_the_same_action_every_time(tmp_path, capsys):
     assert main(["run", "--db", db, "--domain", "northline", "--agent", "baseline:oracle", "--cases", "nl-145",
                  "--judge", "none", "--repeats", "1", "--quiet"]) == 0
     (convo,) = Store(db).conversations()
-    code, data = replay(capsys, convo.id, "--from-turn", "1", "--times", "5", "--db", db)
+    code, data = replay_json(capsys, convo.id, "--from-turn", "1", "--times", "5", "--db", db)
     assert code == 0 and data["original"] == "open_carrier_trace then close:resolved"
     (row,) = data["actions"]
     assert row["action"] == data["original"] and row["count"] == 5 and row["share"] == 1 and row["original"]
     assert row["interval"][1] == 1 and 0.5 < row["interval"][0] < 0.6  # Wilson: five of five is not certainty
-    code, err = replay(capsys, convo.id, "--from-turn", "3", "--db", db)
+    code, err = replay_json(capsys, convo.id, "--from-turn", "3", "--db", db)
     assert code == 1 and "did not act in turn 3" in err
 
 
@@ -60,7 +53,7 @@ def test_a_model_forked_at_turn_two_sees_the_turns_before_and_varies(tmp_path, c
         turns = {e.turn for e in Store(db).events(convo.id) if e.type == "tool_call"}
         assert turns == {1, 2}, "the customer answered once, the model acted in both turns"
         before = len(server.requests)
-        code, data = replay(capsys, convo.id, "--from-turn", "2", "--times", "6", "--db", db)
+        code, data = replay_json(capsys, convo.id, "--from-turn", "2", "--times", "6", "--db", db)
         assert code == 0, data
         asked = server.requests[before]["messages"]
     assert {r["action"]: r["count"] for r in data["actions"]} == {"close:resolved": 3, "handover": 3}

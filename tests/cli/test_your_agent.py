@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 from agents_under_test import AgentServer
 from fakes import FakeReply, FakeToolCall
+from helpers import replay_json
 
 from sage_desk.cli import main
 from sage_desk.core.store import Store
@@ -316,27 +317,18 @@ def test_the_prompt_file_is_what_the_model_received_and_compare_names_it(tmp_pat
 # --- replay through the same interface -----------------------------------------------------------
 
 
-def _replay(capsys, *args):
-    import json
-
-    capsys.readouterr()
-    code = main(["replay", *args, "--format", "json"])
-    out = capsys.readouterr()
-    return code, (json.loads(out.out) if code == 0 else out.err)
-
-
 def test_replay_forks_a_python_and_an_http_agent(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with AgentServer("oracle") as agent:
         assert _cli_run(db, "--agent", "python:agents_under_test:oracle", "--agent", agent.url, cases="nl-145") == 0
         by_agent = {c.agent: c for c in Store(db).conversations()}
         for spec in ("python:agents_under_test:oracle", agent.url):
-            code, data = _replay(capsys, by_agent[spec].id, "--from-turn", "1", "--times", "3", "--db", db)
+            code, data = replay_json(capsys, by_agent[spec].id, "--from-turn", "1", "--times", "3", "--db", db)
             assert code == 0, data
             assert data["original"] == "open_carrier_trace then close:resolved"
             assert [(r["action"], r["count"]) for r in data["actions"]] == [(data["original"], 3)]
         served = len(agent.requests)
-        code, data = _replay(
+        code, data = replay_json(
             capsys,
             by_agent["python:agents_under_test:oracle"].id,
             "--from-turn",
@@ -359,7 +351,7 @@ def test_replay_forks_an_agent_with_its_own_tool_layer_on_the_world_as_it_stood(
     with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", mcp=True) as agent:
         assert _cli_run(db, "--agent", agent.url, "--tools-server", tools.url, cases="nl-145") == 0
         (convo,) = Store(db).conversations()
-        code, data = _replay(capsys, convo.id, "--from-turn", "1", "--times", "2", "--db", db)
+        code, data = replay_json(capsys, convo.id, "--from-turn", "1", "--times", "2", "--db", db)
         assert code == 0, data
         assert data["original"] == "open_carrier_trace then close:resolved"
         assert [(r["action"], r["count"]) for r in data["actions"]] == [(data["original"], 2)]
@@ -377,10 +369,10 @@ def test_replay_sends_the_runs_prompt_file_unless_given_another(tmp_path, capsys
         assert _cli_run(db, "--agent", "openai/house-model", "--api-base", model.base_url, "--agent-prompt", str(prompt)) == 0
         (convo,) = Store(db).conversations()
         model.requests.clear()
-        assert _replay(capsys, convo.id, "--from-turn", "1", "--times", "1", "--db", db)[0] == 0
+        assert replay_json(capsys, convo.id, "--from-turn", "1", "--times", "1", "--db", db)[0] == 0
         assert model.requests[0]["messages"][0]["content"].startswith("Prompt one. ")
         model.requests.clear()
-        assert _replay(capsys, convo.id, "--from-turn", "1", "--times", "1", "--db", db, "--agent-prompt", str(other))[0] == 0
+        assert replay_json(capsys, convo.id, "--from-turn", "1", "--times", "1", "--db", db, "--agent-prompt", str(other))[0] == 0
         assert model.requests[0]["messages"][0]["content"] == "Prompt two."
 
 
