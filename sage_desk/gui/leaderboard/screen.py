@@ -30,6 +30,7 @@ from sage_desk.gui.common import file_dialogs
 from sage_desk.gui.common.widgets import export_target, remember_export
 from sage_desk.gui.common.workspace import StoreScreen, Workspace
 from sage_desk.gui.leaderboard.chart_view import ChartPanel
+from sage_desk.gui.leaderboard.fit_columns import ColumnFitter
 from sage_desk.gui.leaderboard.loader import MetricsThread, ReportThread
 from sage_desk.gui.leaderboard.model import LeaderboardModel
 
@@ -161,8 +162,7 @@ class LeaderboardScreen(StoreScreen, QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setDefaultSectionSize(92)
         header.setSectionHidden(self.model.column_of("agent"), True)  # shown in the row header instead
-        header.resizeSection(self.model.column_of("unsafe_actions"), 128)
-        header.resizeSection(self.model.column_of("pass_k"), 110)
+        self.columns_fit = ColumnFitter(self.table)  # as many columns as the width holds, most telling first
 
     def _side(self) -> QWidget:
         side = QWidget()
