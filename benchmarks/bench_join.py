@@ -17,18 +17,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
+from helpers import own_pg_database
 
 from sage_desk.core.store import Store
 
@@ -57,24 +55,6 @@ def server_url(given: str | None) -> str:
     if not url:
         sys.exit("bench_join: no PostgreSQL server: give --pg URL or set SAGE_DESK_TEST_PG_URL (.ci/postgres.sh DIR starts one)")
     return url
-
-
-@contextmanager
-def own_database(url: str) -> Iterator[str]:
-    """A database of this benchmark's own on the server, dropped after."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    name = f"sage_bench_join_{secrets.token_hex(4)}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f"CREATE DATABASE {name}"))
-    try:
-        yield make_url(url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
 
 
 def sage_desk(home: Path, *args: str) -> subprocess.Popen:
@@ -126,7 +106,7 @@ def main() -> None:
     cases = None if args.conversations >= CASES else ",".join(f"nl-{i:03d}" for i in range(1, args.conversations + 1))
     url = server_url(args.pg)
     home = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_join_home_{os.getpid()}"
-    with FakeOpenAIServer(agent, latency=args.latency) as server, own_database(url) as db:
+    with FakeOpenAIServer(agent, latency=args.latency) as server, own_pg_database(url, "sage_bench_join_") as db:
         agent_url = f"{server.base_url}/chat/completions"
         walls, checks = {}, {}
         for joiners in (1, 2):

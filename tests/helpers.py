@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def first_case(cases, **where):
@@ -40,3 +43,22 @@ def replay_json(capsys, *args):
     code = main(["replay", *args, "--format", "json"])
     out = capsys.readouterr()
     return code, (json.loads(out.out) if code == 0 else out.err)
+
+
+@contextmanager
+def own_pg_database(url: str, prefix: str) -> Iterator[str]:
+    """The URL of a database of the caller's own on the PostgreSQL server at `url` (`prefix` and random hex),
+    dropped after: other tests on that server drop their schemas, so none is shared."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"{prefix}{secrets.token_hex(6)}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()

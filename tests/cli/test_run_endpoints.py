@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections.abc import Iterator
 
 import pytest
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
+from helpers import own_pg_database
 
 from sage_desk.cli import main
 from sage_desk.core.store import Store
@@ -87,17 +85,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
     url = os.environ.get("SAGE_DESK_TEST_PG_URL")
     if not url:
         pytest.skip("set SAGE_DESK_TEST_PG_URL to test PostgreSQL")
-    base = make_url(url)
-    name = f"endpoints_{uuid.uuid4().hex[:12]}"
-    engine = create_engine(base, isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield base.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        engine.dispose()
+    with own_pg_database(url, "endpoints_") as own:
+        yield own
 
 
 def test_worker_processes_figures_add_up_in_the_run(db_url, capsys):

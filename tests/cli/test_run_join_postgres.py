@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
+from helpers import own_pg_database
 
 from sage_desk.core.judge.rubric import CRITERIA
 from sage_desk.core.store import Store
@@ -37,20 +37,9 @@ def _judge(_request):
 @pytest.fixture
 def pg_db() -> Iterator[str]:
     """A database of this test's own on the test server (other tests drop the shared one's schema)."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
     assert PG_URL
-    name = f"sage_join_{secrets.token_hex(4)}"
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f"CREATE DATABASE {name}"))
-    try:
-        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
+    with own_pg_database(PG_URL, "sage_join_") as url:
+        yield url
 
 
 def _held_unfinished(url: str, owner_id: int) -> list[str]:
