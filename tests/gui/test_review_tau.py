@@ -92,3 +92,16 @@ def test_the_import_summary_names_unknown_tools(store):
     assert "3 tool names are not tools of domain tau_mini: book_reservation (1), think (1), transfer_to_human_agents (1)" \
         in rows["Unknown tools"]
     assert "every verdict of the 1 conversation(s) calling them is unscored" in rows["Unknown tools"]
+
+
+def test_case_ids_and_endings_read_whole_at_1280(qtbot, store):
+    """Every row of a tau import read 'ta…t0' and 'han…ver' in a 52 px Case and 66 px Ending column."""
+    run_id = import_files(store, [DATA / "tau_bench_mini.json"], DOMAIN, "tau-bench").run_id
+    screen = open_review(qtbot, store, size=(1280, 720))
+    qtbot.waitUntil(lambda: screen.filters.run_id() == run_id and screen.list_model.rowCount() == 4)
+    header, metrics = screen.list.horizontalHeader(), screen.list.fontMetrics()
+    # (at 1280 'customer stopped' stays cut: wider, the list would squeeze the transcript's tabs out of sight)
+    for key, texts in (("case", set(cells(screen, "case").values())), ("ending", {"handed over"})):
+        width = header.sectionSize(screen.list_model.column_of(key))
+        assert texts and all(metrics.horizontalAdvance(t) <= width - 8 for t in texts), (key, texts, width)
+    assert screen.list.horizontalScrollBar().maximum() == 0  # and the list still shows every column it shows whole

@@ -59,6 +59,7 @@ class ListReader(QObject):
         screen.list_model.agent_names = names  # distinct names: two imperfect variants were both "imp….05"
         screen.list_model.set_table(table)
         fit_model_column(screen.list, names)
+        fit_text_columns(screen.list)
         if getattr(screen, "_sized", False) and getattr(screen, "_list_fits_screen", False):
             screen._fit_list_to_screen()  # the list keeps every column in view at its new width
         fit_list_columns(screen.list)  # tau's column shows only for runs imported from tau
@@ -133,3 +134,22 @@ def fit_model_column(view: Any, names: dict[str, str]) -> None:
     metrics = view.fontMetrics()
     widest = max((metrics.horizontalAdvance(n) for n in names.values()), default=0) + 14
     view.horizontalHeader().resizeSection(number, max(COLUMNS[number].width, min(widest, MODEL_COLUMN_MAX)))
+
+
+TEXT_COLUMN_MAX = {"case": 110, "ending": 100}
+"""How wide the Case and Ending columns may grow to show their words whole."""
+TEXT_SAMPLE = 500
+
+
+def fit_text_columns(view: Any) -> None:
+    """The Case and Ending columns as wide as their longest text as shown (up to TEXT_COLUMN_MAX): tau's
+    'task13-t3' and 'handed over' read whole, where every row of a tau import was 'ta…t3' and 'han…ver'."""
+    from sage_desk.gui.review.list_model import COLUMNS
+
+    model, metrics = view.model(), view.fontMetrics()
+    rows = range(min(model.rowCount(), TEXT_SAMPLE))
+    for key, most in TEXT_COLUMN_MAX.items():
+        number = [c.key for c in COLUMNS].index(key)
+        texts = {str(model.data(model.index(row, number)) or "") for row in rows}
+        widest = max((metrics.horizontalAdvance(t) for t in texts), default=0) + 14
+        view.horizontalHeader().resizeSection(number, max(COLUMNS[number].width, min(widest, most)))
