@@ -68,6 +68,16 @@ class CompareThread(QThread):
         self.deleteLater()
 
 
+def before_of(runs: list[Any], after: str) -> str:
+    """The run to compare `after` with by default: the newest older one of its domain (two domains share no
+    metric worth a difference: the default paired an ecommerce run with a telecom one), else the newest other."""
+    later = next((i for i, r in enumerate(runs) if r.id == after), 0)
+    domain = runs[later].domain
+    older = runs[later + 1:]
+    same = next((r.id for r in older if r.domain == domain), None)
+    return same or next((r.id for r in runs if r.id != after), after)
+
+
 class CompareRunsScreen(StoreScreen, QWidget):
     """Two run pickers and Compare on top; what differs, the metric deltas and the flipped cases below."""
 
@@ -176,7 +186,8 @@ class CompareRunsScreen(StoreScreen, QWidget):
         if len(runs) < 2:
             self.summary.setText(EMPTY_TEXT)
             return
-        self.select_runs(picked[0] or runs[1].id, picked[1] or runs[0].id)
+        after = picked[1] or runs[0].id
+        self.select_runs(picked[0] or before_of(runs, after), after)
         if self.data is None and not self.comparing:
             self.summary.setText(PICK_TEXT)
 
