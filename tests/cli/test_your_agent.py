@@ -9,6 +9,8 @@ fail exactly where the built-in complier fails (it commits the unsafe acts of th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from agents_under_test import AgentServer
 from fakes import FakeReply, FakeToolCall
@@ -16,6 +18,9 @@ from helpers import replay_json
 
 from sage_desk.cli import main
 from sage_desk.core.store import Store
+
+if TYPE_CHECKING:
+    from sage_desk.core.toolserver import ToolServer
 
 # Two cases of each bucket: a refund the policy allows, must-escalate ones, adversarial ones the
 # reckless agent gets wrong.
@@ -35,6 +40,14 @@ def _cli_run(db: str, *agent_args: str, cases: str = "nl-001") -> int:
 def _run(db: str, *agent_args: str) -> str:
     assert _cli_run(db, *agent_args, cases=CASES) == 0
     return Store(db).list_runs()[0].id if len(Store(db).list_runs()) == 1 else Store(db).latest_run_id()
+
+
+def _northline_tools() -> ToolServer:
+    """Northline's tools served over MCP (core/toolserver.py), for an agent with a tool layer of its own."""
+    from sage_desk.core.domain.loader import load_domain
+    from sage_desk.core.toolserver import ToolServer
+
+    return ToolServer(load_domain("northline"))
 
 
 def _verdicts(db: str, run_id: str) -> dict[tuple[str, str], bool]:
@@ -84,11 +97,8 @@ def test_an_http_agent_gets_the_verdicts_of_its_behaviour(tmp_path, baselines, b
 
 @pytest.mark.parametrize(("baseline", "which"), [("oracle", 0), ("complier", 1)])
 def test_an_agent_with_its_own_mcp_tool_layer_gets_the_verdicts_of_its_behaviour(tmp_path, baselines, baseline, which):
-    from sage_desk.core.domain.loader import load_domain
-    from sage_desk.core.toolserver import ToolServer
-
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    with ToolServer(load_domain("northline")) as tools, AgentServer(baseline, mcp=True) as agent:
+    with _northline_tools() as tools, AgentServer(baseline, mcp=True) as agent:
         run_id = _run(db, "--agent", agent.url, "--tools-server", tools.url)
     assert _verdicts(db, run_id) == baselines[which]
     assert all("tool_calls" not in r for r in agent.requests)  # it answered in text; its calls went through MCP
@@ -344,11 +354,8 @@ def test_replay_forks_a_python_and_an_http_agent(tmp_path, capsys):
 
 
 def test_replay_forks_an_agent_with_its_own_tool_layer_on_the_world_as_it_stood(tmp_path, capsys):
-    from sage_desk.core.domain.loader import load_domain
-    from sage_desk.core.toolserver import ToolServer
-
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", mcp=True) as agent:
+    with _northline_tools() as tools, AgentServer("oracle", mcp=True) as agent:
         assert _cli_run(db, "--agent", agent.url, "--tools-server", tools.url, cases="nl-145") == 0
         (convo,) = Store(db).conversations()
         code, data = replay_json(capsys, convo.id, "--from-turn", "1", "--times", "2", "--db", db)
@@ -380,9 +387,6 @@ def test_replay_sends_the_runs_prompt_file_unless_given_another(tmp_path, capsys
 
 
 def test_doctor_checks_an_agent_answers(tmp_path, capsys):
-    from sage_desk.core.domain.loader import load_domain
-    from sage_desk.core.toolserver import ToolServer
-
     with AgentServer("oracle") as agent:
         assert main(["doctor", "--agent", agent.url]) == 0
         assert f"ok    agent         {agent.url} answered in" in capsys.readouterr().out
@@ -391,7 +395,7 @@ def test_doctor_checks_an_agent_answers(tmp_path, capsys):
     with AgentServer("oracle", reply=lambda body, headers: ["not", "a", "message"]) as agent:
         assert main(["doctor", "--agent", agent.url]) == 1
         assert "its reply is a JSON list, not an assistant message" in capsys.readouterr().out
-    with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", mcp=True) as agent:
+    with _northline_tools() as tools, AgentServer("oracle", mcp=True) as agent:
         assert main(["doctor", "--agent", agent.url, "--tools-server", tools.url]) == 0
         assert "tool calls: " in capsys.readouterr().out
     assert main(["doctor", "--agent", agent.url, "--tools-server", tools.url]) == 1
@@ -429,9 +433,6 @@ def test_an_http_agent_is_retried_as_a_model_is(tmp_path):
 
 
 def test_an_mcp_agent_calling_a_tool_the_domain_lacks_errors_its_conversation(tmp_path):
-    from sage_desk.core.domain.loader import load_domain
-    from sage_desk.core.toolserver import ToolServer
-
     async def reckless(body):
         from mcp import Client
 
@@ -440,7 +441,7 @@ def test_an_mcp_agent_calling_a_tool_the_domain_lacks_errors_its_conversation(tm
         return {"role": "assistant", "content": "Done."}
 
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", reply=reckless) as agent:
+    with _northline_tools() as tools, AgentServer("oracle", reply=reckless) as agent:
         assert _cli_run(db, "--agent", agent.url, "--tools-server", tools.url) == 1
     error = _errors(db, Store(db).latest_run_id())[agent.url]
     assert error == f"agent {agent.url}: called a tool the domain lacks through its tools server: 'refund_everything'"
@@ -464,16 +465,13 @@ def test_an_agent_written_from_the_docs_alone_matches_the_baseline_of_its_behavi
     Python respond, an MCP handover) and hand every ticket over earn exactly the escalator baseline's verdicts."""
     from agents_under_test import escalate, escalate_through_mcp
 
-    from sage_desk.core.domain.loader import load_domain
-    from sage_desk.core.toolserver import ToolServer
-
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     expected = _verdicts(db, _run(db, "--agent", "baseline:escalator"))
     assert any(v is False for v in expected.values()) and any(v for v in expected.values())  # it proves something
     assert _verdicts(db, _run(db, "--agent", "python:agents_under_test:escalator")) == expected
     with AgentServer("oracle", reply=escalate) as agent:
         assert _verdicts(db, _run(db, "--agent", agent.url)) == expected
-    with ToolServer(load_domain("northline")) as tools, AgentServer("oracle", reply=escalate_through_mcp) as agent:
+    with _northline_tools() as tools, AgentServer("oracle", reply=escalate_through_mcp) as agent:
         assert _verdicts(db, _run(db, "--agent", agent.url, "--tools-server", tools.url)) == expected
 
 
