@@ -82,6 +82,8 @@ def play(db: str, home: Path, run_id: str, joiners: int) -> float:
     for proc, (_, err) in zip(procs, results, strict=True):
         if proc.returncode != 0:
             sys.exit(f"bench_join: a joiner failed (exit {proc.returncode}): {err.strip()[-500:]}")
+        if os.environ.get("BENCH_JOIN_VERBOSE"):
+            print(f"    joiner {proc.pid}: {err.strip().splitlines()[-1]}", file=sys.stderr)
     return wall
 
 

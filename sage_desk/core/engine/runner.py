@@ -52,8 +52,9 @@ from sage_desk.core.sop.io import dumps_graph
 
 log = logging.getLogger(__name__)
 
-CLAIM_POLL_S = 1.0  # how often a process looks again for conversations other live owners held
+CLAIM_POLL_S = 0.25  # how often a process looks again for conversations other live owners hold (its exit waits on it)
 CLAIM_MIN, CLAIM_MAX = 8, 32  # conversations claimed at a time: one per lane, within these bounds
+CLAIM_HOLD_S, CLAIM_FAST_MAX = 0.25, 256  # a claim holds about this long of the lanes' work (at most this many)
 
 
 def claim_batch(concurrency: int) -> int:
@@ -359,13 +360,18 @@ class Runner:
         return Heartbeat(beat).start()
 
     async def _claimed(self, run_id: str, owner_id: int, statuses: tuple[str, ...], batch: int) -> AsyncIterator[PlayRow]:
-        """The conversations this process plays: claimed `batch` at a time in the run's list order, each
+        """The conversations this process plays: claimed `batch` at a time (more when they play in
+        milliseconds, so a claim holds about CLAIM_HOLD_S of the lanes' work) in the run's list order, each
         claim going on from the last (one walk of the list index per pass, as keyset pages); at the end
         of a pass, once more from the start (claims a dead owner handed back, rows another process had
         locked); when none is free but live owners still hold some, wait and look again (one may die)."""
-        sources, after = self.sources(), None
+        sources, after, size, previous, claims = self.sources(), None, batch, 0.0, 0
         while not self._cancel.is_set():
-            rows, elsewhere = self.store.claim_conversations(run_id, owner_id, statuses, sources, n=batch, after=after)
+            if after is not None and claims > 1:  # the last claim is used up: it held what the lanes take in this long
+                held_s = max(time.monotonic() - previous, 1e-3)  # (the first met idle lanes: it tells nothing)
+                size = max(batch, min(CLAIM_FAST_MAX, int(size * CLAIM_HOLD_S / held_s)))
+            previous, claims = time.monotonic(), claims + 1
+            rows, elsewhere = self.store.claim_conversations(run_id, owner_id, statuses, sources, n=size, after=after)
             for row in rows:
                 yield row
             if rows:
