@@ -55,6 +55,7 @@ from sage_desk.gui.sop_editor.commands import (
     UpdateNodeCommand,
     push_command,
 )
+from sage_desk.gui.sop_editor.folding import Folding
 from sage_desk.gui.sop_editor.inspector import Inspector
 from sage_desk.gui.sop_editor.palette import Palette
 from sage_desk.gui.sop_editor.panels import PathsPanel, ProblemsPanel
@@ -80,6 +81,7 @@ class SopEditor(ScreenDefaults, QWidget):
         self.path: Path | None = None
         self.undo_stack = QUndoStack(self)
         self.scene = GraphScene(self.doc, self)
+        self.folding = Folding(self.scene)  # folded decisions' branches hidden (a view only: folding.py)
         self.view = GraphView(self.scene)
         self.node_palette = Palette()
         self.inspector = Inspector(self.doc)
@@ -186,7 +188,27 @@ class SopEditor(ScreenDefaults, QWidget):
             "zoom_out": self._action("Zoom Out", lambda: self.view.zoom_by(0.8), ["Ctrl+-"]),
             "zoom_reset": self._action("Actual Size", self._reset_zoom, ["Ctrl+0"]),
             "layout": self._action("Auto-Layout", self.auto_layout, ["Ctrl+L"], "Arrange the graph top-down"),
+            "fold": self._action("Fold Branch", self.fold_selected, ["Ctrl+["], "Hide what only the selected decision leads to"),
+            "unfold": self._action("Unfold Branch", self.unfold_selected, ["Ctrl+]"], "Show the selected decision's branch again"),
+            "unfold_all": self._action("Unfold All", self.unfold_all, ["Ctrl+Shift+]"], "Show every folded branch"),
         }
+
+    def fold_selected(self) -> None:
+        """Fold the selected decisions' branches (Ctrl+[)."""
+        chosen = [n for n in self.scene.selected_node_ids() if self.folding.can_fold(n)]
+        if not chosen:
+            self.message.emit("Select a decision to fold its branch")
+            return
+        hidden = self.folding.fold(chosen)
+        self.message.emit(f"Folded {', '.join(chosen)}: {hidden} node(s) hidden; Ctrl+] or View > Unfold All shows them")
+
+    def unfold_selected(self) -> None:
+        """Unfold the selected decisions (Ctrl+])."""
+        self.folding.unfold(self.scene.selected_node_ids())
+
+    def unfold_all(self) -> None:
+        """Show every folded branch again."""
+        self.folding.unfold_all()
 
     def menus(self) -> dict[str, list[QAction | None]]:
         """Menu name -> actions (None: a separator), for the main window's menu bar."""
@@ -194,7 +216,8 @@ class SopEditor(ScreenDefaults, QWidget):
         return {
             "&File": [a["new"], a["open"], a["import_prose"], None, a["save"], a["save_as"]],
             "&Edit": [a["undo"], a["redo"], None, a["cut"], a["copy"], a["paste"], a["delete"], None, a["select_all"]],
-            "&View": [a["fit"], a["zoom_in"], a["zoom_out"], a["zoom_reset"], None, a["layout"]],
+            "&View": [a["fit"], a["zoom_in"], a["zoom_out"], a["zoom_reset"], None, a["layout"], None, a["fold"],
+                      a["unfold"], a["unfold_all"]],
         }
 
     def toolbar_actions(self) -> list[QAction | None]:
