@@ -59,7 +59,10 @@ def test_the_columns_fit_the_width_most_telling_first(qtbot, tmp_path, db_url, s
     assert "Model" not in shown  # the row header names the model
     from sage_desk.gui.leaderboard.fit_columns import ranked
 
-    in_order = [screen.model.columns[screen.model.column_of(k)].header for k in ranked(screen.columns_fit.keys())]
+    in_order = [
+        screen.model.columns[screen.model.column_of(k)].header
+        for k in ranked(screen.columns_fit.keys(), screen.columns_fit.no_traps())
+    ]
     assert shown == [h for h in in_order if h != "Model"][: len(shown)]  # the most telling, none skipped
     assert table.horizontalScrollBar().maximum() == 0, (shown, header.length(), table.viewport().width())
     assert header.length() <= table.viewport().width()
@@ -89,3 +92,18 @@ def test_a_column_ticked_in_the_header_menu_shows_and_fit_forgets_the_choice(qtb
     assert shown_headers(screen) == before
     screen.table.sortByColumn(screen.model.column_of("success_rate"), Qt.SortOrder.DescendingOrder)
     assert shown_headers(screen) == before  # sorting moves rows, never columns
+
+
+def test_an_audit_without_traps_shows_its_unsafe_kinds_after_success():
+    from sage_desk.gui.leaderboard.fit_columns import ranked
+
+    keys = ["success_rate", "unsafe_actions", "conversations", "catastrophic.wrongful_cancel", "pass_k"]
+    assert ranked(keys) == ["success_rate", "unsafe_actions", "conversations", "pass_k", "catastrophic.wrongful_cancel"]
+    # an imported tau audit: 'Unsafe' is '–' (no traps), the kinds' counts are what it says about safety
+    assert ranked(keys, kinds_first=True) == [
+        "success_rate",
+        "catastrophic.wrongful_cancel",
+        "unsafe_actions",
+        "conversations",
+        "pass_k",
+    ]

@@ -41,10 +41,16 @@ MAX_WIDTH = 150
 PADDING = 26  # room for the sort arrow beside a header's text
 
 
-def ranked(keys: list[str]) -> list[str]:
-    """`keys` most telling first: PRIORITY's order, then the rest (per-kind counts) as given."""
+def ranked(keys: list[str], kinds_first: bool = False) -> list[str]:
+    """`keys` most telling first: PRIORITY's order, then the rest (per-kind counts) as given. With `kinds_first`
+    (no row had traps: an imported audit, whose Unsafe column is '–'), the per-kind counts of unsafe acts come
+    right after Success: they are what such a run says about safety."""
     known = [k for k in PRIORITY if k in keys]
-    return known + [k for k in keys if k not in known]
+    rest = [k for k in keys if k not in known]
+    if kinds_first and "success_rate" in known:
+        at = known.index("success_rate") + 1
+        return known[:at] + rest + known[at:]
+    return known + rest
 
 
 class ColumnFitter(QObject):
@@ -68,6 +74,11 @@ class ColumnFitter(QObject):
         model = self.table.model()
         return [c.key for c in model.columns]  # type: ignore[attr-defined]  # LeaderboardModel
 
+    def no_traps(self) -> bool:
+        """Whether the rows on show played no adversarial case (imported runs): their Unsafe column says '–'."""
+        rows = getattr(self.table.model(), "rows", [])
+        return bool(rows) and not any(row.get("adversarial_cases") for row in rows)
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt API
         if event.type() == QEvent.Type.Resize:
             self.fit()
@@ -86,7 +97,7 @@ class ColumnFitter(QObject):
         keys = self.keys()
         room = self.table.viewport().width()
         used, full = 0, False
-        for visual, key in enumerate(ranked([k for k in keys if k not in NEVER])):
+        for visual, key in enumerate(ranked([k for k in keys if k not in NEVER], self.no_traps())):
             column = keys.index(key)
             header.moveSection(header.visualIndex(column), visual)
             width = self.width_of(column)
@@ -103,13 +114,13 @@ class ColumnFitter(QObject):
     def hidden_keys(self) -> list[str]:
         """The columns not on show, most telling first."""
         header, keys = self.table.horizontalHeader(), self.keys()
-        return [k for k in ranked(keys) if k not in NEVER and header.isSectionHidden(keys.index(k))]
+        return [k for k in ranked(keys, self.no_traps()) if k not in NEVER and header.isSectionHidden(keys.index(k))]
 
     def menu(self) -> QMenu:
         """Every column with a tick when shown; then Fit Columns to the Width."""
         menu = QMenu(self.table)
         header, keys, model = self.table.horizontalHeader(), self.keys(), self.table.model()
-        for key in ranked([k for k in keys if k not in NEVER]):
+        for key in ranked([k for k in keys if k not in NEVER], self.no_traps()):
             column = keys.index(key)
             action = menu.addAction(str(model.headerData(column, Qt.Orientation.Horizontal)))
             action.setCheckable(True)
