@@ -105,3 +105,11 @@ def test_case_ids_and_endings_read_whole_at_1280(qtbot, store):
         width = header.sectionSize(screen.list_model.column_of(key))
         assert texts and all(metrics.horizontalAdvance(t) <= width - 8 for t in texts), (key, texts, width)
     assert screen.list.horizontalScrollBar().maximum() == 0  # and the list still shows every column it shows whole
+
+
+def test_an_unnamed_imports_title_says_imported_once(qtbot, store):
+    run_id = import_files(store, [DATA / "tau_bench_mini.json"], DOMAIN, "tau-bench").run_id
+    screen = open_review(qtbot, store)
+    qtbot.waitUntil(lambda: screen.filters.run_id() == run_id and screen.detail is not None)
+    title = screen.title.text()
+    assert title.count("imported") == 1 and title.startswith(f"<b>{screen.detail.record.source_id}</b> · imported"), title

@@ -464,7 +464,9 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         agent = escape(self.list_model.agent_names.get(r.agent, r.agent))  # its display name (the spec is in the list's tooltip)
         self.title.setText(f"<b>{r.case_id}</b> · {agent} · repeat {r.repeat} · <span style='color:#64748b'>{r.id}</span>")
         if r.source_id is not None:  # imported: the log's own id is what a reviewer knows it by
-            self.title.setText(f"<b>{escape(r.source_id)}</b> · {r.agent} · imported · <span style='color:#64748b'>{r.id}</span>")
+            # an import that names no agent calls it 'imported': said once ('task13-t3 · imported · imported' before)
+            named = f" · {agent}" if r.agent != "imported" else ""
+            self.title.setText(f"<b>{escape(r.source_id)}</b>{named} · imported · <span style='color:#64748b'>{r.id}</span>")
         case = detail.case
         about = [f"{(r.bucket or '?').replace('_', ' ')}", f"{r.conflict or '?'} conflict", f"ended: {ending}",
                  f"{r.turns} turns"]
