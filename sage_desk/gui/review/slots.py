@@ -271,7 +271,9 @@ class SlotsPanel(QWidget):
         if self.conversation_id is None or self.store is None or value is None or self.is_setting():
             return False
         author = self.author().strip() or default_author() or "reviewer"
-        self._worker = SlotThread(self.store, self.conversation_id, field_name, value, author, parent=self)
+        # no Qt parent: Python owns the thread and frees it once waited for. A parented thread given deleteLater
+        # crashed PySide 6.11 now and then (its wrapper freed before the deferred delete released it: a segfault)
+        self._worker = SlotThread(self.store, self.conversation_id, field_name, value, author)
         self._worker.ended.connect(lambda outcome, c=self.conversation_id, f=field_name, v=value: self._on_ended(outcome, c, f, v))
         self.set_busy(True)
         self.note.setText(f"Setting {field_name} = {value} and re-running the rules…")
@@ -290,7 +292,6 @@ class SlotsPanel(QWidget):
     def _on_ended(self, outcome: Outcome, conversation_id: str, field_name: str, value: str) -> None:
         if self._worker is not None:
             self._worker.wait()
-            self._worker.deleteLater()
             self._worker = None
         self.set_busy(False)
         if outcome.error is not None:
