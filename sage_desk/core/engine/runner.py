@@ -8,9 +8,11 @@ is recorded as finished only after the post-hook has stored its verdicts (rules 
 a kill while a judge is answering never leaves a finished conversation unjudged. Progress is
 reported through a plain callback (`on_progress`), safe to forward to a GUI thread as a signal.
 
-A run streams, whatever its size: `concurrency` lanes take conversations in turn from the
-store's pages (`conversations_to_play`), never one task per conversation nor the whole run in a
-list, and a lane starts its next conversation only when the recorder has `room`. The engine never
+A run streams, whatever its size: `concurrency` lanes take conversations in turn from what this
+process claimed in the store (`claim_conversations`: a few at a time, each claim going on from the
+last in list order, so that every process playing the run, joiners and worker processes included,
+plays its own; store/owners.py), never one task per conversation nor the whole run in a list, and a
+lane starts its next conversation only when the recorder has `room`. The engine never
 imports the store (engine/ports.py): the caller passes the store and its `StoreLink`
 (`session.build_runner`), whose recorder is the store's `BatchWriter` (store/batch.py), which
 commits every conversation's events, finishes and verdicts together every 50 ms (or every few
@@ -39,6 +41,7 @@ from sage_desk.core.agents.protocol import AgentSettings, agent_kind, check_sett
 from sage_desk.core.cases.model import Case
 from sage_desk.core.cases.suite import load_suite_entries, validate_suite
 from sage_desk.core.domain.loader import DomainBundle, load_domain
+from sage_desk.core.engine.claims import claim_batch, claimed_rows
 from sage_desk.core.engine.conversation import Outcome, run_conversation
 from sage_desk.core.engine.heartbeat import Heartbeat
 from sage_desk.core.engine.ports import DirectRecorder, PlayRow, RunRecorder, RunStore, StoreLink
@@ -52,16 +55,6 @@ from sage_desk.core.sop.io import dumps_graph
 
 log = logging.getLogger(__name__)
 
-CLAIM_POLL_S = 0.25  # how often a process looks again for conversations other live owners hold (its exit waits on it)
-CLAIM_MIN, CLAIM_MAX = 8, 32  # conversations claimed at a time: one per lane, within these bounds
-CLAIM_HOLD_S, CLAIM_FAST_MAX = 0.25, 256  # a claim holds about this long of the lanes' work (at most this many)
-
-
-def claim_batch(concurrency: int) -> int:
-    """How many conversations a process claims at once: about what its lanes take in one round, so
-    claims are a small part of its writes (one transaction each) and, at the end of a run, a process
-    holds at most a round it has not started while another has nothing left (store/owners.py)."""
-    return max(CLAIM_MIN, min(CLAIM_MAX, concurrency))
 PROVIDER_DEFAULT = "default"  # a role's API base that means the provider's own endpoint, not the run's
 
 
@@ -359,30 +352,9 @@ class Runner:
 
         return Heartbeat(beat).start()
 
-    async def _claimed(self, run_id: str, owner_id: int, statuses: tuple[str, ...], batch: int) -> AsyncIterator[PlayRow]:
-        """The conversations this process plays: claimed `batch` at a time (more when they play in
-        milliseconds, so a claim holds about CLAIM_HOLD_S of the lanes' work) in the run's list order, each
-        claim going on from the last (one walk of the list index per pass, as keyset pages); at the end
-        of a pass, once more from the start (claims a dead owner handed back, rows another process had
-        locked); when none is free but live owners still hold some, wait and look again (one may die)."""
-        sources, after, size, previous, claims = self.sources(), None, batch, 0.0, 0
-        while not self._cancel.is_set():
-            if after is not None and claims > 1:  # the last claim is used up: it held what the lanes take in this long
-                held_s = max(time.monotonic() - previous, 1e-3)  # (the first met idle lanes: it tells nothing)
-                size = max(batch, min(CLAIM_FAST_MAX, int(size * CLAIM_HOLD_S / held_s)))
-            previous, claims = time.monotonic(), claims + 1
-            rows, elsewhere = self.store.claim_conversations(run_id, owner_id, statuses, sources, n=size, after=after)
-            for row in rows:
-                yield row
-            if rows:
-                last = rows[-1]
-                after = (last.case_id, last.agent, last.repeat, last.id)
-            elif after is not None:
-                after = None
-            elif not elsewhere:
-                return
-            else:
-                await asyncio.sleep(CLAIM_POLL_S)
+    def _claimed(self, run_id: str, owner_id: int, statuses: tuple[str, ...], batch: int) -> AsyncIterator[PlayRow]:
+        """The conversations this process plays, claimed as the lanes take them (engine/claims.py)."""
+        return claimed_rows(self.store, run_id, owner_id, statuses, self.sources(), batch, self._cancel.is_set)
 
     def _rows(self, run_id: str, share: int = 0, shares: int = 1) -> Iterator[PlayRow]:
         """The conversations to play (this worker's share of them), read a page at a time as the lanes take them."""
