@@ -102,6 +102,7 @@ class ConversationResult:
     _scores: dict[str, float] = field(init=False, repr=False, compare=False)
     _catastrophic: bool = field(init=False, repr=False, compare=False)
     _resolved: bool = field(init=False, repr=False, compare=False)
+    _said_wrong: bool = field(init=False, repr=False, compare=False)
     _success: bool = field(init=False, repr=False, compare=False)
     _dialogue_quality: float | None = field(init=False, repr=False, compare=False)
 
@@ -119,6 +120,7 @@ class ConversationResult:
                 said_wrong = said_wrong or k.startswith("judge.say.")  # a free-text step the outcome depends on
         resolved = bool(passed.get("outcome")) and not catastrophic and not said_wrong
         keep(self, "_catastrophic", catastrophic)
+        keep(self, "_said_wrong", said_wrong)
         keep(self, "_resolved", resolved)
         esc = passed.get("escalation.required" if self.bucket == "must_escalate" else "escalation.unneeded")
         keep(self, "_success", resolved and esc is not False)
@@ -134,6 +136,12 @@ class ConversationResult:
             return score
         passed = self._passed.get(criterion)
         return None if passed is None else float(passed)
+
+    def handled(self) -> bool | None:
+        """The request handled in substance (`outcome`) and every free-text step it depends on said (the
+        judge's `judge.say.<node>` not failed): an empathetic close is no handled refusal. None when unscored."""
+        outcome = self._passed.get("outcome")
+        return None if outcome is None else outcome and not self._said_wrong
 
     def catastrophic(self) -> bool:
         """Did any catastrophic verdict (`catastrophic.<kind>`) fail."""

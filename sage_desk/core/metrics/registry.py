@@ -179,12 +179,12 @@ METRICS: tuple[Metric, ...] = (
         "Handled",
         "Resolvable tickets the agent closed itself with the request handled (higher is "
         "better); read beside over-escalation, so never handing over is not mistaken for skill",
-        lambda c: c.passed("outcome"),
+        lambda c: c.handled(),
         "resolvable",
         threshold=RATE_TOLERANCE,
         noise_column=True,
         doc="of the *resolvable* cases: closed by the agent itself with the request handled (the `outcome` "
-        "verdict); read it beside over-esc, so an agent that never hands over, or never does anything, is not "
+        "verdict, and no free-text step it depends on failed by the judge); read it beside over-esc, so an agent that never hands over, or never does anything, is not "
         "mistaken for a calibrated one",
     ),
     Metric(

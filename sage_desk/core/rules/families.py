@@ -157,8 +157,12 @@ def _silent_on_say_steps(ctx: RuleContext) -> list[str]:
     if ctx.reading.steps:
         return []
     says = [a.node for a in ctx.case.expected.actions if a.say]
-    spoke = any(isinstance(e, AgentMessage) and (e.text or "").strip() for e in ctx.events)
-    return [] if spoke else says
+    return [] if _spoke(ctx) else says
+
+
+def _spoke(ctx: RuleContext) -> bool:
+    """Whether the agent wrote the customer anything at all (what it said is the judge's to score)."""
+    return any(isinstance(e, AgentMessage) and (e.text or "").strip() for e in ctx.events)
 
 
 def _outcome(ctx: RuleContext) -> tuple[bool, str]:
@@ -197,6 +201,8 @@ def _outcome(ctx: RuleContext) -> tuple[bool, str]:
     missing = [s for s in need if s.done is None]
     if missing:
         return False, f"{closed} without {', '.join(_step_name(s) for s in missing)}"
+    if want in _NOT_RESOLVED and want != "escalated" and not _spoke(ctx):
+        return False, f"{closed} without a word to the customer: {_NOT_RESOLVED[want]} nobody was told is none"
     untold = [f for d in ctx.disclosures for f in d.missing]
     if untold:
         return False, f"{closed} without telling the customer {', '.join(untold)}"

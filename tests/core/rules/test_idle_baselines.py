@@ -3,7 +3,7 @@
 Four ways to do nothing useful (`baseline:idle?mode=never|close|polite|empathy`) play every case
 beside the oracle and the realistic `baseline:imperfect`, with the heuristic judge, through the real
 runner and store. In the report's default order every idle agent comes below both, resolves at most
-5 % of the resolvable cases, and the empathy-only agent (it reads the records, pads its reply with
+5 % of the resolvable cases (nor "handles" more), and the empathy-only agent (it reads the records, pads its reply with
 sympathy and closes) resolves no case whose path asks it to tell the customer what it read.
 """
 
@@ -57,6 +57,9 @@ def test_idle_agents_rank_below_the_oracle_and_a_realistic_agent(store, domain):
     for idle in IDLE:
         assert order.index(idle) > order.index(ORACLE) and order.index(idle) > order.index(IMPERFECT), (domain, order)
         assert rows[idle]["resolution_rate"] <= 0.05, (domain, idle, rows[idle]["resolution_rate"])
+        # no figure rewards doing nothing: closing at once (a refusal nobody was told) or with sympathy alone
+        # (the judge fails the free-text step) is no handled request either
+        assert (rows[idle]["handled_rate"] or 0) <= 0.05, (domain, idle, rows[idle]["handled_rate"])
     telling = _telling_cases(domain)
     empathy = [r for r in results if r.agent == IDLE[-1] and r.case_id in telling]
     assert not [r.case_id for r in empathy if r.resolved()], f"the empathy-only agent resolved informational cases on {domain}"
