@@ -29,8 +29,10 @@ def generated_graph(size: int) -> Graph:
         edges.append(Edge(source=parent, target=f"d{i}", when=value))
         slots += [(f"d{i}", v) for v in ("a", "b", "c")]
     for i, (parent, value) in enumerate(slots):
-        nodes += [Node(id=f"a{i}", kind=NodeKind.ACTION, label=f"Step {i}", tool="lookup_order"),
-                  Node(id=f"e{i}", kind=NodeKind.END, label="Done", outcome="resolved")]
+        nodes += [
+            Node(id=f"a{i}", kind=NodeKind.ACTION, label=f"Step {i}", tool="lookup_order"),
+            Node(id=f"e{i}", kind=NodeKind.END, label="Done", outcome="resolved"),
+        ]
         edges += [Edge(source=parent, target=f"a{i}", when=value), Edge(source=f"a{i}", target=f"e{i}")]
     return Graph(name="bench", fields=fields, nodes=nodes, edges=edges)
 
@@ -80,8 +82,9 @@ def main() -> None:
         setup()
         times = frame_times(app, editor.view, args.frames)
         p95 = sorted(times)[int(len(times) * 0.95) - 1]
-        print(f"panning at {label}: median {statistics.median(times):.1f} ms/frame, p95 {p95:.1f} ms, "
-              f"zoom {editor.view.zoom():.2f}")
+        print(
+            f"panning at {label}: median {statistics.median(times):.1f} ms/frame, p95 {p95:.1f} ms, zoom {editor.view.zoom():.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,10 @@ class _Builder:
     def __init__(self, rng: random.Random, nodes: int):
         self.rng = rng
         self.target = nodes
-        self.fields = {f"F{i}": FieldSpec(source="user" if i % 3 else "system",
-                                          values=[f"v{j}" for j in range(rng.randint(2, 4))]) for i in range(150)}
+        self.fields = {
+            f"F{i}": FieldSpec(source="user" if i % 3 else "system", values=[f"v{j}" for j in range(rng.randint(2, 4))])
+            for i in range(150)
+        }
         self.nodes: list[Node] = [Node(id="start", kind="start")]
         self.edges: list[Edge] = []
         self.pending: list[tuple[str, str | list[str] | None]] = []  # leaves waiting for the next stage
@@ -93,7 +95,7 @@ class _Builder:
             last = index == len(STAGES) - 1
             self.rng.shuffle(leaves)
             entries = [] if last else leaves[:CONTINUING_LEAVES]
-            for source, when in leaves[len(entries):]:
+            for source, when in leaves[len(entries) :]:
                 self._link(source, self._add("end", outcome=self.rng.choice(OUTCOMES)), when)
         self._pad()
         return Graph(name="bench", fields=self.fields, nodes=self.nodes, edges=self.edges)
@@ -148,8 +150,10 @@ def main(argv: list[str] | None = None) -> int:
 
     decisions = sum(1 for n in graph.nodes if n.kind == "decision")
     ends = sum(1 for n in graph.nodes if n.kind == "end")
-    print(f"graph: {len(graph.nodes)} nodes ({decisions} decisions, {ends} ends), {len(graph.edges)} edges, "
-          f"{len(paths)} paths, YAML {len(text.encode()) / 1024:.0f} KiB")
+    print(
+        f"graph: {len(graph.nodes)} nodes ({decisions} decisions, {ends} ends), {len(graph.edges)} edges, "
+        f"{len(paths)} paths, YAML {len(text.encode()) / 1024:.0f} KiB"
+    )
     print(f"median of {args.runs} runs:")
     print(f"  load+parse YAML   {t_load * 1000:8.1f} ms")
     print(f"  validate          {t_validate * 1000:8.1f} ms")

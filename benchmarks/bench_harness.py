@@ -44,8 +44,11 @@ def agent_script(request: dict) -> object:
     if not model.startswith("fake-agent"):
         return CUSTOMER_REPLY
     with_customer = model.endswith("-with-customer")  # the run has an LLM customer
-    if with_customer and any(m["role"] == "tool" for m in request["messages"]) \
-            and sum(m["role"] == "user" for m in request["messages"]) < 2:
+    if (
+        with_customer
+        and any(m["role"] == "tool" for m in request["messages"])
+        and sum(m["role"] == "user" for m in request["messages"]) < 2
+    ):
         return FakeReply(content="Your order has shipped and arrives on Thursday.")
     if not any(m["role"] == "tool" for m in request["messages"]):
         opening = next(m["content"] for m in request["messages"] if m["role"] == "user")
@@ -71,8 +74,14 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
 
 
-def llm_run(conversations: int, concurrency: int, latency: float, model: str = "openai/fake-agent", workers: int = 1,
-            user: str = "scripted") -> None:
+def llm_run(
+    conversations: int,
+    concurrency: int,
+    latency: float,
+    model: str = "openai/fake-agent",
+    workers: int = 1,
+    user: str = "scripted",
+) -> None:
     bundle = load_domain("northline")
     ids = [c.id for c in load_suite(bundle.cases_path)]
     repeats = -(-conversations // len(ids))
@@ -84,10 +93,17 @@ def llm_run(conversations: int, concurrency: int, latency: float, model: str = "
     server = type("Remote", (), {"base_url": base_url})()
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(f"sqlite:///{tmp}/bench.db")
-        spec = RunSpec(domain="northline", agents=[model], repeats=repeats, concurrency=concurrency,
-                       api_base=server.base_url, user=user)
-        runner = Runner(store, post_factory=VerdictHooks(), agent_options={"api_key": "bench"}, workers=workers,
-                        link=StoreLink.of(store), user_options={} if user == "scripted" else {"api_key": "bench"})
+        spec = RunSpec(
+            domain="northline", agents=[model], repeats=repeats, concurrency=concurrency, api_base=server.base_url, user=user
+        )
+        runner = Runner(
+            store,
+            post_factory=VerdictHooks(),
+            agent_options={"api_key": "bench"},
+            workers=workers,
+            link=StoreLink.of(store),
+            user_options={} if user == "scripted" else {"api_key": "bench"},
+        )
         run_id = runner.create(spec)
         extra = store.conversations(run_id=run_id)[conversations:]
         for c in extra:  # trim to exactly N conversations
@@ -108,29 +124,40 @@ def llm_run(conversations: int, concurrency: int, latency: float, model: str = "
     ideal = llm_calls * latency / concurrency
     litellm = os.environ.get("SAGE_DESK_LLM_TRANSPORT") == "litellm"
     goal = 0.7 if litellm else 0.85  # issue 38: 0.85 at concurrency 256 direct, 0.7 at 64 through litellm
-    print(f"LLM run: {conversations} conversations of {model}, customer {user}, {llm_calls} completions at "
-          f"{latency * 1000:.0f} ms, concurrency {concurrency}, {workers} worker process(es), "
-          f"{'through litellm' if litellm else 'direct'}")
-    print(f"  wall {wall:.2f} s, ideal {ideal:.2f} s: efficiency {ideal / wall:.2f} (target >= {goal:g}), ratio "
-          f"{wall / ideal:.2f}; errored {progress.errored}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"LLM run: {conversations} conversations of {model}, customer {user}, {llm_calls} completions at "
+        f"{latency * 1000:.0f} ms, concurrency {concurrency}, {workers} worker process(es), "
+        f"{'through litellm' if litellm else 'direct'}"
+    )
+    print(
+        f"  wall {wall:.2f} s, ideal {ideal:.2f} s: efficiency {ideal / wall:.2f} (target >= {goal:g}), ratio "
+        f"{wall / ideal:.2f}; errored {progress.errored}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     if workers > 1:  # worker processes are the forkserver's children, not ours: RUSAGE_CHILDREN never sees them
-        print(f"  this process's CPU {cpu:.2f} s (the {workers} worker processes' CPU is not counted: they are children "
-              "of the forkserver); compare CPU per completion with --workers 1")
+        print(
+            f"  this process's CPU {cpu:.2f} s (the {workers} worker processes' CPU is not counted: they are children "
+            "of the forkserver); compare CPU per completion with --workers 1"
+        )
     else:
         per = cpu / llm_calls * 1000
-        print(f"  harness CPU {cpu:.2f} s, {per:.2f} ms per completion (target < {'-' if litellm else '0.8'} ms; LLM "
-              f"client, engine, store and rules; the fake server runs in another process); one process can then "
-              f"reach at most {min(1.0, ideal / cpu):.2f} efficiency with a whole core to itself")
-    print(f"  fake server CPU {server_cpu:.2f} s in all ({server_cpu / max(served, 1) * 1000:.1f} ms per request), "
-          f"on {os.cpu_count()} cores shared with the harness")
+        print(
+            f"  harness CPU {cpu:.2f} s, {per:.2f} ms per completion (target < {'-' if litellm else '0.8'} ms; LLM "
+            f"client, engine, store and rules; the fake server runs in another process); one process can then "
+            f"reach at most {min(1.0, ideal / cpu):.2f} efficiency with a whole core to itself"
+        )
+    print(
+        f"  fake server CPU {server_cpu:.2f} s in all ({server_cpu / max(served, 1) * 1000:.1f} ms per request), "
+        f"on {os.cpu_count()} cores shared with the harness"
+    )
 
 
 def offline_cpu() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(f"sqlite:///{tmp}/bench.db")
         runner = Runner(store, post_factory=VerdictHooks(), link=StoreLink.of(store))  # batched, as `sage-desk run` does
-        spec = RunSpec(domain="northline", agents=["baseline:oracle", "baseline:complier", "baseline:escalator"], repeats=3,
-                       concurrency=8)
+        spec = RunSpec(
+            domain="northline", agents=["baseline:oracle", "baseline:complier", "baseline:escalator"], repeats=3, concurrency=8
+        )
         run_id = runner.create(spec)
         cpu0, wall0 = time.process_time(), time.perf_counter()
         asyncio.run(runner.execute(run_id))
@@ -138,8 +165,10 @@ def offline_cpu() -> None:
         turns = sum(1 for c in store.conversations(run_id=run_id) for e in store.events(c.id) if e.type in ("agent_message",))
         steps = sum(len(store.conversations(run_id=run_id)) for _ in [0])
     print(f"Offline baseline run: {steps} conversations (3 agents x 162 cases x 3 repeats) in {wall:.1f} s (target < 60 s)")
-    print(f"  CPU {cpu:.2f} s: {cpu / max(steps, 1) * 1000:.2f} ms per one-turn conversation "
-          f"({turns} agent turns; start, events, store, tools, finish and rule verdicts)")
+    print(
+        f"  CPU {cpu:.2f} s: {cpu / max(steps, 1) * 1000:.2f} ms per one-turn conversation "
+        f"({turns} agent turns; start, events, store, tools, finish and rule verdicts)"
+    )
 
 
 class _TurnAgent:
@@ -191,8 +220,10 @@ def per_turn_cpu(conversations: int = 200) -> None:
         cpu0 = time.process_time()
         turns = asyncio.run(play_all())
         cpu = time.process_time() - cpu0
-    print(f"Engine per agent turn: {turns} turns (8 per conversation, a tool call and a reply each): "
-          f"{cpu / turns * 1000:.2f} ms CPU per turn (events, store, tools; target < 2 ms)")
+    print(
+        f"Engine per agent turn: {turns} turns (8 per conversation, a tool call and a reply each): "
+        f"{cpu / turns * 1000:.2f} ms CPU per turn (events, store, tools; target < 2 ms)"
+    )
 
 
 def main() -> None:
@@ -203,10 +234,18 @@ def main() -> None:
     parser.add_argument("--skip-llm", action="store_true")
     parser.add_argument("--skip-offline", action="store_true", help="only the LLM run")
     parser.add_argument("--workers", type=int, default=1, help="worker processes for the LLM run (Runner(workers=N))")
-    parser.add_argument("--user-model", default="scripted", metavar="MODEL",
-                        help="the customer: scripted, or an LLM customer on the same fake server (openai/fake-user)")
-    parser.add_argument("--model", default="openai/fake-agent", help="the agent model (openai/NAME or hosted_vllm/NAME: posted directly; "
-                        "SAGE_DESK_LLM_TRANSPORT=litellm sends it through litellm)")
+    parser.add_argument(
+        "--user-model",
+        default="scripted",
+        metavar="MODEL",
+        help="the customer: scripted, or an LLM customer on the same fake server (openai/fake-user)",
+    )
+    parser.add_argument(
+        "--model",
+        default="openai/fake-agent",
+        help="the agent model (openai/NAME or hosted_vllm/NAME: posted directly; "
+        "SAGE_DESK_LLM_TRANSPORT=litellm sends it through litellm)",
+    )
     args = parser.parse_args()
     if not args.skip_offline:
         offline_cpu()

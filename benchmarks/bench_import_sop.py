@@ -56,21 +56,31 @@ async def bench_domain(folder: Path, options: DraftOptions, client: Any = None) 
         result = await draft_graph(text, domain, options, client=client)
     except SageError as exc:
         return {"domain": folder.name, "error": str(exc), "seconds": time.perf_counter() - started}
-    return {"domain": folder.name, "agreement": agreement(result.graph, reference), "unmatched": len(result.unmatched),
-            "requests": result.requests, "tokens": result.tokens, "cost": result.cost_usd,
-            "seconds": time.perf_counter() - started}
+    return {
+        "domain": folder.name,
+        "agreement": agreement(result.graph, reference),
+        "unmatched": len(result.unmatched),
+        "requests": result.requests,
+        "tokens": result.tokens,
+        "cost": result.cost_usd,
+        "seconds": time.perf_counter() - started,
+    }
 
 
 def _row(name: str, a: Agreement, rest: str) -> str:
-    return (f"{name:<11} {a.draft_nodes:>3}/{a.reference_nodes:<3} {a.node_precision:>7.2f} {a.node_recall:>7.2f} "
-            f"{a.draft_edges:>3}/{a.reference_edges:<3} {a.edge_precision:>7.2f} {a.edge_recall:>7.2f} {rest}")
+    return (
+        f"{name:<11} {a.draft_nodes:>3}/{a.reference_nodes:<3} {a.node_precision:>7.2f} {a.node_recall:>7.2f} "
+        f"{a.draft_edges:>3}/{a.reference_edges:<3} {a.edge_precision:>7.2f} {a.edge_recall:>7.2f} {rest}"
+    )
 
 
 def report(rows: list[dict[str, Any]], model: str) -> None:
     """Print the table and the means over the domains that drafted."""
     print(f"model: {model}")
-    print(f"{'domain':<11} {'nodes':>7} {'node P':>7} {'node R':>7} {'edges':>7} {'edge P':>7} {'edge R':>7} "
-          f"{'no tool':>7} {'req':>4} {'tokens':>7} {'cost $':>7} {'sec':>6}")
+    print(
+        f"{'domain':<11} {'nodes':>7} {'node P':>7} {'node R':>7} {'edges':>7} {'edge P':>7} {'edge R':>7} "
+        f"{'no tool':>7} {'req':>4} {'tokens':>7} {'cost $':>7} {'sec':>6}"
+    )
     for row in rows:
         if "error" in row:
             first = row["error"].splitlines()
@@ -78,14 +88,18 @@ def report(rows: list[dict[str, Any]], model: str) -> None:
             for line in first[1:6]:
                 print(f"{'':<11} {line.strip()}")
             continue
-        rest = (f"{row['unmatched']:>7} {row['requests']:>4} {row['tokens']:>7} {row['cost']:>7.4f} {row['seconds']:>6.1f}")
+        rest = f"{row['unmatched']:>7} {row['requests']:>4} {row['tokens']:>7} {row['cost']:>7.4f} {row['seconds']:>6.1f}"
         print(_row(row["domain"], row["agreement"], rest))
     scored = [r["agreement"] for r in rows if "agreement" in r]
     if scored:
-        means = [statistics.mean(getattr(a, k) for a in scored)
-                 for k in ("node_precision", "node_recall", "edge_precision", "edge_recall")]
-        print(f"{'mean':<11} {'':>7} {means[0]:>7.2f} {means[1]:>7.2f} {'':>7} {means[2]:>7.2f} {means[3]:>7.2f} "
-              f"({len(scored)} of {len(rows)} domains drafted)")
+        means = [
+            statistics.mean(getattr(a, k) for a in scored)
+            for k in ("node_precision", "node_recall", "edge_precision", "edge_recall")
+        ]
+        print(
+            f"{'mean':<11} {'':>7} {means[0]:>7.2f} {means[1]:>7.2f} {'':>7} {means[2]:>7.2f} {means[3]:>7.2f} "
+            f"({len(scored)} of {len(rows)} domains drafted)"
+        )
 
 
 async def run(folders: list[Path], options: DraftOptions, client: Any = None) -> list[dict[str, Any]]:

@@ -59,13 +59,28 @@ def server_url(given: str | None) -> str:
 
 def sage_desk(home: Path, *args: str) -> subprocess.Popen:
     env = {**os.environ, "SAGE_DESK_HOME": str(home)}
-    return subprocess.Popen([sys.executable, "-m", "sage_desk", "run", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "sage_desk", "run", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def create(db: str, home: Path, agent_url: str, repeats: int, cases: str | None, concurrency: int) -> str:
-    args = ["--db", db, "--domain", "northline", "--agent", agent_url, "--agent-param", "model=fake-agent",
-            "--repeats", str(repeats), "--concurrency", str(concurrency), "--create-only", "--quiet"]
+    args = [
+        "--db",
+        db,
+        "--domain",
+        "northline",
+        "--agent",
+        agent_url,
+        "--agent-param",
+        "model=fake-agent",
+        "--repeats",
+        str(repeats),
+        "--concurrency",
+        str(concurrency),
+        "--create-only",
+        "--quiet",
+    ]
     proc = sage_desk(home, *args, *(["--cases", cases] if cases else []))
     out, err = proc.communicate(timeout=300)
     if proc.returncode != 0:
@@ -117,16 +132,22 @@ def main() -> None:
             walls[joiners] = play(db, home, run_id, joiners)
             checks[joiners] = check(db, run_id, openings(server.requests[before:]))
     n = checks[1][0]
-    print(f"One PostgreSQL run of {n} conversations (HTTP agent at the fake server, {args.latency:g} s per completion, "
-          f"--concurrency {args.concurrency} per process; load {os.getloadavg()[0]:.1f}):")
+    print(
+        f"One PostgreSQL run of {n} conversations (HTTP agent at the fake server, {args.latency:g} s per completion, "
+        f"--concurrency {args.concurrency} per process; load {os.getloadavg()[0]:.1f}):"
+    )
     for joiners in (1, 2):
         total, whole, twice = checks[joiners]
-        print(f"  {joiners} x run --join: {walls[joiners]:.1f} s wall (whole processes, start to exit); "
-              f"{whole}/{total} finished with a transcript, {twice} played twice")
+        print(
+            f"  {joiners} x run --join: {walls[joiners]:.1f} s wall (whole processes, start to exit); "
+            f"{whole}/{total} finished with a transcript, {twice} played twice"
+        )
     cut = 1 - walls[2] / walls[1]
     ok = cut >= TARGET_CUT and all(c[2] == 0 and c[1] == c[0] for c in checks.values())
-    print(f"  wall-time cut with two joiners: {cut:.0%} (target >= {TARGET_CUT:.0%}); no conversation played twice: "
-          f"{'yes' if all(c[2] == 0 for c in checks.values()) else 'NO'}  {'ok' if ok else 'MISSED'}")
+    print(
+        f"  wall-time cut with two joiners: {cut:.0%} (target >= {TARGET_CUT:.0%}); no conversation played twice: "
+        f"{'yes' if all(c[2] == 0 for c in checks.values()) else 'NO'}  {'ok' if ok else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

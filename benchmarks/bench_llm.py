@@ -37,16 +37,22 @@ PROFILE_LINES = 40
 MESSAGES = [
     {"role": "system", "content": "You are Northline's support agent. Follow the procedure; use the tools."},
     {"role": "user", "content": "Hello, my order NL-11725 has not arrived. Can you check where it is?"},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_0", "type": "function", "function": {"name": "lookup_order", "arguments": '{"order_id": "NL-11725"}'}}]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_0", "type": "function", "function": {"name": "lookup_order", "arguments": '{"order_id": "NL-11725"}'}}
+        ],
+    },
     {"role": "tool", "tool_call_id": "call_0", "content": '{"order_id": "NL-11725", "status": "shipped", "carrier": "DHL"}'},
 ]
 
 
 def agent_script(request: dict) -> object:
     """A tool call and a line of text: what an agent's turn usually gets back."""
-    return FakeReply(content="It left the warehouse yesterday.",
-                     tool_calls=[FakeToolCall("tag_ticket", {"intent": "order_status"})])
+    return FakeReply(
+        content="It left the warehouse yesterday.", tool_calls=[FakeToolCall("tag_ticket", {"intent": "order_status"})]
+    )
 
 
 def serve(latency: float, port_out: Any, stop: Any) -> None:
@@ -64,12 +70,14 @@ def _cpu() -> float:
 
 
 async def _completions(client: LlmClient, model: str, base_url: str, tools: list[dict[str, Any]], count: int) -> None:
-    await asyncio.gather(*(client.complete(model, MESSAGES, tools=tools, api_base=base_url, api_key="bench")
-                           for _ in range(count)))
+    await asyncio.gather(
+        *(client.complete(model, MESSAGES, tools=tools, api_base=base_url, api_key="bench") for _ in range(count))
+    )
 
 
-def measure(transport: str, model: str, base_url: str, tools: list[dict[str, Any]], count: int, concurrency: int,
-            profile: str | None) -> float:
+def measure(
+    transport: str, model: str, base_url: str, tools: list[dict[str, Any]], count: int, concurrency: int, profile: str | None
+) -> float:
     """CPU milliseconds per completion over `count` completions, after a warm-up of the same kind."""
     client = LlmClient(concurrency=concurrency, transport=transport)
     asyncio.run(_completions(client, model, base_url, tools, min(count, 50)))  # imports, caches, pools
@@ -95,8 +103,13 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05, help="seconds the fake server takes per completion")
     parser.add_argument("--model", default="openai/fake-agent")
     parser.add_argument("--transport", choices=("both", "auto", "litellm"), default="both")
-    parser.add_argument("--profile", nargs="?", const="cumulative", choices=("cumulative", "tottime"),
-                        help=f"print the {PROFILE_LINES} costliest calls of each transport (by cumulative or own time)")
+    parser.add_argument(
+        "--profile",
+        nargs="?",
+        const="cumulative",
+        choices=("cumulative", "tottime"),
+        help=f"print the {PROFILE_LINES} costliest calls of each transport (by cumulative or own time)",
+    )
     args = parser.parse_args()
     tools = load_domain("northline").tool_schemas()
     ctx = multiprocessing.get_context("spawn")
@@ -104,17 +117,23 @@ def main() -> None:
     server = ctx.Process(target=serve, args=(args.latency, port_out, stop), daemon=True)
     server.start()
     base_url = port_out.get(timeout=60)
-    print(f"{args.model}, {len(tools)} tool schemas, {len(MESSAGES)} messages, concurrency {args.concurrency}, "
-          f"fake server at {args.latency * 1000:.0f} ms in another process")
+    print(
+        f"{args.model}, {len(tools)} tool schemas, {len(MESSAGES)} messages, concurrency {args.concurrency}, "
+        f"fake server at {args.latency * 1000:.0f} ms in another process"
+    )
     try:
-        figures = {t: measure(t, args.model, base_url, tools, args.completions, args.concurrency, args.profile)
-                   for t in (("auto", "litellm") if args.transport == "both" else (args.transport,))}
+        figures = {
+            t: measure(t, args.model, base_url, tools, args.completions, args.concurrency, args.profile)
+            for t in (("auto", "litellm") if args.transport == "both" else (args.transport,))
+        }
     finally:
         stop.set()
         served = port_out.get(timeout=30)
         server.join(timeout=10)
     warm_ups = min(args.completions, 50) * len(figures)
-    print(f"the fake server answered {served - warm_ups} requests for {args.completions * len(figures)} completions (warm-ups aside)")
+    print(
+        f"the fake server answered {served - warm_ups} requests for {args.completions * len(figures)} completions (warm-ups aside)"
+    )
     if "auto" in figures:
         verdict = "ok" if figures["auto"] < DIRECT_TARGET_MS else "OVER TARGET"
         print(f"direct path {figures['auto']:.2f} ms CPU per completion (target < {DIRECT_TARGET_MS:g} ms): {verdict}")

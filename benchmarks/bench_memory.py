@@ -63,9 +63,23 @@ def _finished(reader: Store) -> tuple[int, int] | None:
 def play(db: Path, conversations: int, concurrency: int) -> dict[str, float]:
     """One `sage-desk run` in a subprocess: its peak RSS, what a second reader saw mid-run, its throughput."""
     repeats, cases = shape(conversations)
-    command = [sys.executable, "-m", "sage_desk", "run", "--db", str(db), "--domain", "northline", "--quiet",
-               *[part for agent in AGENTS for part in ("--agent", agent)], "--repeats", str(repeats),
-               "--concurrency", str(concurrency), *(["--cases", ",".join(cases)] if cases else [])]
+    command = [
+        sys.executable,
+        "-m",
+        "sage_desk",
+        "run",
+        "--db",
+        str(db),
+        "--domain",
+        "northline",
+        "--quiet",
+        *[part for agent in AGENTS for part in ("--agent", agent)],
+        "--repeats",
+        str(repeats),
+        "--concurrency",
+        str(concurrency),
+        *(["--cases", ",".join(cases)] if cases else []),
+    ]
     env = {**os.environ, "SAGE_DESK_HOME": str(db.parent)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
@@ -89,8 +103,14 @@ def play(db: Path, conversations: int, concurrency: int) -> dict[str, float]:
     done, run_s = (int(played.group(1)), float(played.group(2))) if played else (0, wall)
     if reader is not None:
         reader.close()
-    return {"conversations": done, "peak_mb": max(hwm, rusage if rusage > before else 0) / 1024, "seen": seen,
-            "first": first, "run_s": run_s, "wall_s": wall}
+    return {
+        "conversations": done,
+        "peak_mb": max(hwm, rusage if rusage > before else 0) / 1024,
+        "seen": seen,
+        "first": first,
+        "run_s": run_s,
+        "wall_s": wall,
+    }
 
 
 def main() -> None:
@@ -100,18 +120,26 @@ def main() -> None:
     parser.add_argument("--keep", metavar="DB_FILE", help="play into this SQLite file and keep it")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"Offline run: northline x {', '.join(AGENTS)} x scripted customer, rules as verdicts, "
-              f"concurrency {args.concurrency}, `sage-desk run` in a subprocess")
+        print(
+            f"Offline run: northline x {', '.join(AGENTS)} x scripted customer, rules as verdicts, "
+            f"concurrency {args.concurrency}, `sage-desk run` in a subprocess"
+        )
         small = play(Path(tmp) / "reference.db", SUITE * len(AGENTS), args.concurrency)
         db = Path(args.keep).resolve() if args.keep else Path(tmp) / "bench.db"
         big = play(db, args.conversations, args.concurrency)
     target = f"(target < {PEAK_RSS_MB} MB)" if big["conversations"] >= 20_000 else f"(target < {PEAK_RSS_MB} MB at 20,412)"
-    print(f"  peak RSS {big['peak_mb']:.0f} MB {target} for {big['conversations']:,} conversations; "
-          f"{small['peak_mb']:.0f} MB for {small['conversations']:,} (flat: the peak does not grow with the run)")
-    print(f"  seen mid-run by another reader: {big['seen']:,} finished (target > 0); the first it saw: "
-          f"{big['first']:,} of {big['conversations']:,}")
-    print(f"  throughput {big['conversations'] / big['run_s']:.0f} conversations/s "
-          f"({big['run_s']:.1f} s of play, {big['wall_s']:.1f} s with start-up and the run's creation)")
+    print(
+        f"  peak RSS {big['peak_mb']:.0f} MB {target} for {big['conversations']:,} conversations; "
+        f"{small['peak_mb']:.0f} MB for {small['conversations']:,} (flat: the peak does not grow with the run)"
+    )
+    print(
+        f"  seen mid-run by another reader: {big['seen']:,} finished (target > 0); the first it saw: "
+        f"{big['first']:,} of {big['conversations']:,}"
+    )
+    print(
+        f"  throughput {big['conversations'] / big['run_s']:.0f} conversations/s "
+        f"({big['run_s']:.1f} s of play, {big['wall_s']:.1f} s with start-up and the run's creation)"
+    )
 
 
 if __name__ == "__main__":

@@ -71,8 +71,18 @@ def build(path: Path, n: int) -> None:
     engine = create_engine(f"sqlite:///{path}")
     now = utcnow()
     with engine.begin() as conn:
-        conn.execute(insert(RunRow.__table__), [{"id": RUN_ID, "created_at": now, "status": "finished", "domain": "northline",
-                                                  "config": {"agents": sorted({c["agent"] for c in convs})}}])
+        conn.execute(
+            insert(RunRow.__table__),
+            [
+                {
+                    "id": RUN_ID,
+                    "created_at": now,
+                    "status": "finished",
+                    "domain": "northline",
+                    "config": {"agents": sorted({c["agent"] for c in convs})},
+                }
+            ],
+        )
     rows, event_rows, verdict_rows, override_rows = [], [], [], []
     for i, template in zip(range(n), itertools.cycle(convs), strict=False):
         cid = f"c-{i:07d}"
@@ -80,9 +90,20 @@ def build(path: Path, n: int) -> None:
         event_rows += [{**ev, "conversation_id": cid} for ev in events.get(template["id"], [])]
         verdict_rows += [{**vd, "conversation_id": cid} for vd in verdicts.get(template["id"], [])]
         if i % 250 == 0:  # a reviewer's corrections: 400 on 100,000
-            override_rows.append({"conversation_id": cid, "criterion": "judge.empathy", "source": "baseline:heuristic",
-                                  "original_score": 0.25, "original_passed": False, "human_score": 0.75,
-                                  "human_passed": True, "reason": "warm enough", "author": "bench", "created_at": now})
+            override_rows.append(
+                {
+                    "conversation_id": cid,
+                    "criterion": "judge.empathy",
+                    "source": "baseline:heuristic",
+                    "original_score": 0.25,
+                    "original_passed": False,
+                    "human_score": 0.75,
+                    "human_passed": True,
+                    "reason": "warm enough",
+                    "author": "bench",
+                    "created_at": now,
+                }
+            )
         if len(verdict_rows) >= CHUNK * 10 or i == n - 1:
             _flush(engine, rows, event_rows, verdict_rows, override_rows)
     started = time.perf_counter()
@@ -97,7 +118,7 @@ def _flush(engine, *batches: list[dict]) -> None:
     with engine.begin() as conn:
         for table, batch in zip(tables, batches, strict=True):
             for start in range(0, len(batch), CHUNK):
-                conn.execute(insert(table), batch[start:start + CHUNK])
+                conn.execute(insert(table), batch[start : start + CHUNK])
             batch.clear()
 
 
@@ -146,21 +167,27 @@ def measure(path: Path) -> None:
     total = store.get_run(RUN_ID).total
     target = OPEN_MS_PER_CONVERSATION * total
     first_ms, all_ms = _open_screen(app, store)
-    print(f"  {'open: the Review screen shows the list (first page)':<52} {first_ms:8.1f} ms wall "
-          f"(target < {target:,.0f} ms); {total:,} conversations")
+    print(
+        f"  {'open: the Review screen shows the list (first page)':<52} {first_ms:8.1f} ms wall "
+        f"(target < {target:,.0f} ms); {total:,} conversations"
+    )
     print(f"  {'  ... and has read every row behind it':<52} {all_ms:8.1f} ms wall (the list is usable meanwhile)")
     table, query_ms = _timed("read the whole list in one query (for reference)", lambda: store.conversation_table(RUN_ID))
     model = ConversationListModel()
     _timed("load it into the list model", lambda: model.set_table(table))
     agent = table.agents[0]
-    for label, spec in (("filter: one model", BrowseFilter(agent=agent)),
-                        ("filter: failures only", BrowseFilter(failures_only=True)),
-                        ("filter: failing catastrophic.*", BrowseFilter(failing="catastrophic.*")),
-                        ("filter: judge/human disagree", BrowseFilter(disagree_only=True)),
-                        ("filter: text 'nl-01' (first search builds the index)", BrowseFilter(text="nl-01")),
-                        ("filter: text 'complier' (ids, cases, criteria)", BrowseFilter(text="complier")),
-                        ("filter: model + adversarial + strong + failures", BrowseFilter(agent=agent, bucket="adversarial",
-                                                                                         conflict="strong", failures_only=True))):
+    for label, spec in (
+        ("filter: one model", BrowseFilter(agent=agent)),
+        ("filter: failures only", BrowseFilter(failures_only=True)),
+        ("filter: failing catastrophic.*", BrowseFilter(failing="catastrophic.*")),
+        ("filter: judge/human disagree", BrowseFilter(disagree_only=True)),
+        ("filter: text 'nl-01' (first search builds the index)", BrowseFilter(text="nl-01")),
+        ("filter: text 'complier' (ids, cases, criteria)", BrowseFilter(text="complier")),
+        (
+            "filter: model + adversarial + strong + failures",
+            BrowseFilter(agent=agent, bucket="adversarial", conflict="strong", failures_only=True),
+        ),
+    ):
         _timed(f"{label}", lambda spec=spec: model.set_filter(spec), 100)
         print(f"  {'':<52} -> {model.rowCount():,} rows")
     _timed("sort by judge score", lambda: model.sort(model.column_of("judge"), 1), 100)

@@ -41,10 +41,12 @@ def main() -> None:
         started = time.perf_counter()
         verdicts = 0
         for i in range(0, len(todo), len(stored)):  # each pass covers distinct conversations
-            verdicts += verdict_stored(store, todo[i:i + len(stored)], cases, bundle)
+            verdicts += verdict_stored(store, todo[i : i + len(stored)], cases, bundle)
         elapsed = time.perf_counter() - started
-    print(f"rule engine: {args.conversations:,} stored conversations read, verdicted and written in {elapsed:.1f} s "
-          f"({verdicts:,} verdicts; {elapsed / args.conversations * 1000:.2f} ms per conversation; target < 10 s)")
+    print(
+        f"rule engine: {args.conversations:,} stored conversations read, verdicted and written in {elapsed:.1f} s "
+        f"({verdicts:,} verdicts; {elapsed / args.conversations * 1000:.2f} ms per conversation; target < 10 s)"
+    )
 
 
 if __name__ == "__main__":

@@ -119,17 +119,25 @@ def main() -> int:
     stalls = sum(1 for f in frames if f > STALL_MS)
     mode = "a thread of the app" if args.thread else "a child process"
     print(f"run of {total:,} conversations played in {mode}: {wall:.1f} s wall, {len(frames):,} frames")
-    print(f"Start: {start_ms:.0f} ms on the GUI thread; the run's rows written (in a thread) {created_s * 1000:.0f} ms after the click")
-    print(f"frame time: median {p50:.1f} ms, p99 {p99:.1f} ms (target < {TARGET_P99_MS:.0f} ms), "
-          f"max {max(frames):.1f} ms, {stalls} over {STALL_MS:.0f} ms (target 0)")
+    print(
+        f"Start: {start_ms:.0f} ms on the GUI thread; the run's rows written (in a thread) {created_s * 1000:.0f} ms after the click"
+    )
+    print(
+        f"frame time: median {p50:.1f} ms, p99 {p99:.1f} ms (target < {TARGET_P99_MS:.0f} ms), "
+        f"max {max(frames):.1f} ms, {stalls} over {STALL_MS:.0f} ms (target 0)"
+    )
     still = [f for f, s in zip(frames, switched, strict=True) if not s]
     moves = [f for f, s in zip(frames, switched, strict=True) if s]
-    print(f"  between screen switches: p99 {sorted(still)[int(len(still) * 0.99) - 1]:.1f} ms, max {max(still):.1f} ms, "
-          f"{sum(1 for f in still if f > STALL_MS)} over {STALL_MS:.0f} ms")
+    print(
+        f"  between screen switches: p99 {sorted(still)[int(len(still) * 0.99) - 1]:.1f} ms, max {max(still):.1f} ms, "
+        f"{sum(1 for f in still if f > STALL_MS)} over {STALL_MS:.0f} ms"
+    )
     if moves:
         slowest = {name: max(f for f, n in zip(moves, on_show, strict=True) if n == name) for name in dict.fromkeys(on_show)}
         each = ", ".join(f"{name} {ms:.0f} ms" for name, ms in slowest.items())
-        print(f"  the {len(moves) // 2} screen switches (Review, Leaderboard reading a live run): max {max(moves):.1f} ms ({each})")
+        print(
+            f"  the {len(moves) // 2} screen switches (Review, Leaderboard reading a live run): max {max(moves):.1f} ms ({each})"
+        )
     runs.shutdown()
     window.close()
     return 0 if p99 < TARGET_P99_MS and stalls == 0 else 1

@@ -81,10 +81,16 @@ def _median_of(runs: int, once) -> tuple[float, list[float], float]:
 
 def time_report(db: Path, runs: int) -> None:
     """`sage-desk report --db DB --run RUN` as a process, start to exit."""
+
     def once() -> float:
         started = time.perf_counter()
-        done = subprocess.run([str(SAGE_DESK), "report", "--db", f"sqlite:///{db}", "--run", RUN_ID],
-                              capture_output=True, text=True, timeout=300, env=_as_installed())
+        done = subprocess.run(
+            [str(SAGE_DESK), "report", "--db", f"sqlite:///{db}", "--run", RUN_ID],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=_as_installed(),
+        )
         wall = time.perf_counter() - started
         if done.returncode != 0:
             sys.exit(f"sage-desk report failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
@@ -92,17 +98,22 @@ def time_report(db: Path, runs: int) -> None:
 
     median, figures, cpu = _median_of(runs, once)
     verdict = "ok" if median < REPORT_TARGET_S else "OVER TARGET"
-    print(f"sage-desk report on 50,000 conversations, whole process: {median:.2f} s median of {runs} "
-          f"(target < {REPORT_TARGET_S:g} s): {verdict}  [{', '.join(f'{f:.2f}' for f in figures)}; "
-          f"CPU {cpu:.2f} s; {_load()}]", flush=True)
+    print(
+        f"sage-desk report on 50,000 conversations, whole process: {median:.2f} s median of {runs} "
+        f"(target < {REPORT_TARGET_S:g} s): {verdict}  [{', '.join(f'{f:.2f}' for f in figures)}; "
+        f"CPU {cpu:.2f} s; {_load()}]",
+        flush=True,
+    )
 
 
 def time_review_cold(db: Path, runs: int) -> None:
     """A fresh process opens Review on the run: ms until the list shows rows (the child prints them)."""
+
     def once() -> float:
         env = _as_installed(QT_QPA_PLATFORM="offscreen", LITELLM_LOCAL_MODEL_COST_MAP="True")
-        done = subprocess.run([sys.executable, __file__, "--child-review", str(db)], capture_output=True, text=True,
-                              timeout=300, env=env)
+        done = subprocess.run(
+            [sys.executable, __file__, "--child-review", str(db)], capture_output=True, text=True, timeout=300, env=env
+        )
         line = next((ln for ln in done.stdout.splitlines() if ln.startswith("review usable ")), None)
         if done.returncode != 0 or line is None:
             sys.exit(f"the Review child failed (exit {done.returncode}):\n{done.stdout}{done.stderr[-2000:]}")
@@ -111,9 +122,11 @@ def time_review_cold(db: Path, runs: int) -> None:
 
     median, figures, _ = _median_of(runs, once)  # the child prints its own CPU from the clock's start
     verdict = "ok" if median < REVIEW_TARGET_MS else "OVER TARGET"
-    print(f"Review opened cold in a fresh process on 100,000 conversations, to a usable list: {median:.0f} ms median "
-          f"of {runs} (target < {REVIEW_TARGET_MS:g} ms): {verdict}  [{', '.join(f'{f:.0f}' for f in figures)}; {_load()}]",
-          flush=True)
+    print(
+        f"Review opened cold in a fresh process on 100,000 conversations, to a usable list: {median:.0f} ms median "
+        f"of {runs} (target < {REVIEW_TARGET_MS:g} ms): {verdict}  [{', '.join(f'{f:.0f}' for f in figures)}; {_load()}]",
+        flush=True,
+    )
 
 
 def child_review(db: Path) -> None:
@@ -147,9 +160,11 @@ def child_review(db: Path) -> None:
     for name, at in marks:
         steps.append(f"{name} {(at - last) * 1000:.0f}")
         last = at
-    print(f"review usable {usable:.1f} ms ({', '.join(steps)} ms; CPU {(time.process_time() - cpu) * 1000:.0f} ms; "
-          f"{screen.list_model.rowCount():,} rows shown first; process started {seconds_since_process_start() or 0:.2f} s ago)",
-          flush=True)
+    print(
+        f"review usable {usable:.1f} ms ({', '.join(steps)} ms; CPU {(time.process_time() - cpu) * 1000:.0f} ms; "
+        f"{screen.list_model.rowCount():,} rows shown first; process started {seconds_since_process_start() or 0:.2f} s ago)",
+        flush=True,
+    )
 
 
 def time_first_window(db: Path, runs: int) -> None:
@@ -163,8 +178,9 @@ def time_first_window(db: Path, runs: int) -> None:
             settings.setValue("review/run", RUN_ID)
             settings.sync()
             env = _as_installed(QT_QPA_PLATFORM="offscreen", SAGE_DESK_HOME=home, SAGE_DESK_EXIT_AFTER_FIRST_WINDOW="1")
-            done = subprocess.run([str(SAGE_DESK), "--db", f"sqlite:///{db}"], env=env, capture_output=True, text=True,
-                                  timeout=300)
+            done = subprocess.run(
+                [str(SAGE_DESK), "--db", f"sqlite:///{db}"], env=env, capture_output=True, text=True, timeout=300
+            )
         line = next((ln for ln in done.stdout.splitlines() if ln.startswith("first window ")), None)
         if done.returncode != 0 or line is None:
             sys.exit(f"sage-desk did not report its first window (exit {done.returncode}):\n{done.stdout}{done.stderr[-2000:]}")
@@ -172,9 +188,12 @@ def time_first_window(db: Path, runs: int) -> None:
 
     median, figures, cpu = _median_of(runs, once)
     verdict = "ok" if median < WINDOW_TARGET_S else "OVER TARGET"
-    print(f"first window, the saved state reopening Review on 100,000 conversations: {median:.2f} s median of {runs} "
-          f"(target < {WINDOW_TARGET_S:g} s): {verdict}  [{', '.join(f'{f:.2f}' for f in figures)}; CPU {cpu:.2f} s "
-          f"to the process's exit; {_load()}]", flush=True)
+    print(
+        f"first window, the saved state reopening Review on 100,000 conversations: {median:.2f} s median of {runs} "
+        f"(target < {WINDOW_TARGET_S:g} s): {verdict}  [{', '.join(f'{f:.2f}' for f in figures)}; CPU {cpu:.2f} s "
+        f"to the process's exit; {_load()}]",
+        flush=True,
+    )
 
 
 def time_llm_run(runs: int, conversations: int = 500, concurrency: int = 64, latency: float = 0.2) -> None:
@@ -195,11 +214,33 @@ def time_llm_run(runs: int, conversations: int = 500, concurrency: int = 64, lat
         base_url, _, _ = port_out.get(timeout=30)
         with tempfile.TemporaryDirectory() as tmp:
             started = time.perf_counter()
-            done = subprocess.run([str(SAGE_DESK), "run", "--db", f"sqlite:///{tmp}/run.db", "--domain", "northline",
-                                   "--cases", cases, "--repeats", str(conversations // 50),
-                                   "--agent", "openai/fake-agent-with-customer", "--user", "openai/fake-user",
-                                   "--api-base", base_url, "--concurrency", str(concurrency), "--quiet"],
-                                  capture_output=True, text=True, timeout=600, env=_as_installed())
+            done = subprocess.run(
+                [
+                    str(SAGE_DESK),
+                    "run",
+                    "--db",
+                    f"sqlite:///{tmp}/run.db",
+                    "--domain",
+                    "northline",
+                    "--cases",
+                    cases,
+                    "--repeats",
+                    str(conversations // 50),
+                    "--agent",
+                    "openai/fake-agent-with-customer",
+                    "--user",
+                    "openai/fake-user",
+                    "--api-base",
+                    base_url,
+                    "--concurrency",
+                    str(concurrency),
+                    "--quiet",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env=_as_installed(),
+            )
             wall = time.perf_counter() - started
         stop.set()
         _, served, _ = port_out.get(timeout=30)
@@ -212,10 +253,12 @@ def time_llm_run(runs: int, conversations: int = 500, concurrency: int = 64, lat
 
     median, figures, cpu = _median_of(runs, once)
     verdict = "ok" if median >= RUN_TARGET else "UNDER TARGET"
-    print(f"sage-desk run, an LLM agent and an LLM customer, {conversations} conversations at concurrency {concurrency}, "
-          f"{latency * 1000:.0f} ms a completion, whole process: efficiency {median:.2f} median of {runs} "
-          f"(target >= {RUN_TARGET:g}): {verdict}  [{', '.join(f'{f:.2f}' for f in figures)}; CPU {cpu:.2f} s; {_load()}]",
-          flush=True)
+    print(
+        f"sage-desk run, an LLM agent and an LLM customer, {conversations} conversations at concurrency {concurrency}, "
+        f"{latency * 1000:.0f} ms a completion, whole process: efficiency {median:.2f} median of {runs} "
+        f"(target >= {RUN_TARGET:g}): {verdict}  [{', '.join(f'{f:.2f}' for f in figures)}; CPU {cpu:.2f} s; {_load()}]",
+        flush=True,
+    )
 
 
 def main() -> None:

@@ -24,23 +24,30 @@ TOKEN = os.environ.get("AGENT_TOKEN", "")  # when set, every call must carry it 
 
 
 def call(messages: list[dict], name: str, arguments: dict) -> dict:
-    return {"id": f"call_{len(messages)}_{name}", "type": "function",
-            "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return {
+        "id": f"call_{len(messages)}_{name}",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
 
 
 def answer(conversation_id: str, messages: list[dict], tools: list[dict]) -> dict:
     """One assistant message for the conversation so far."""
     last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
-    looked_up = [m for m in messages[last_user + 1:] if m["role"] == "tool"]
+    looked_up = [m for m in messages[last_user + 1 :] if m["role"] == "tool"]
     orders = ORDER.findall(" ".join(m["content"] or "" for m in messages if m["role"] == "user"))
     if not looked_up and orders:
         return {"role": "assistant", "content": None, "tool_calls": [call(messages, "lookup_order", {"order_id": orders[0]})]}
-    return {"role": "assistant", "content": "Thanks for waiting. I have checked your order and passed it to a colleague.",
-            "tool_calls": [call(messages, "handover_to_human", {"reason": "a person should decide"})]}
+    return {
+        "role": "assistant",
+        "content": "Thanks for waiting. I have checked your order and passed it to a colleague.",
+        "tool_calls": [call(messages, "handover_to_human", {"reason": "a person should decide"})],
+    }
 
 
 class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # send each answer at once (else small replies wait ~40 ms on delayed ACKs)
+
     def do_POST(self) -> None:  # http.server's name
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         if TOKEN and self.headers.get("Authorization") != f"Bearer {TOKEN}":

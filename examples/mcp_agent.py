@@ -27,7 +27,7 @@ ORDER = re.compile(r"\b[A-Z]{1,3}-\d{3,}\b")
 async def answer(messages: list[dict], tools_url: str) -> dict:
     """Use the tools through MCP, then say something: the reply is text only."""
     last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
-    if any(m["role"] == "tool" for m in messages[last_user + 1:]):
+    if any(m["role"] == "tool" for m in messages[last_user + 1 :]):
         return {"role": "assistant", "content": "Is there anything else I can do?"}
     orders = ORDER.findall(" ".join(m["content"] or "" for m in messages if m["role"] == "user"))
     async with Client(tools_url) as tools:
@@ -40,6 +40,7 @@ async def answer(messages: list[dict], tools_url: str) -> dict:
 
 class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # send each answer at once (else small replies wait ~40 ms on delayed ACKs)
+
     def do_POST(self) -> None:  # http.server's name
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         body = json.dumps(asyncio.run(answer(request["messages"], request["tools_url"]))).encode()

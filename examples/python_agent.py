@@ -22,18 +22,27 @@ class CarefulAgent:
 
     async def respond(self, messages: list[dict], tools: list[dict]) -> dict:
         last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
-        looked_up = any(m["role"] == "tool" for m in messages[last_user + 1:])
+        looked_up = any(m["role"] == "tool" for m in messages[last_user + 1 :])
         orders = ORDER.findall(" ".join(m["content"] or "" for m in messages if m["role"] == "user"))
         if not looked_up and orders:
-            return {"role": "assistant", "content": None,
-                    "tool_calls": [self.call(messages, "lookup_order", {"order_id": orders[0]})]}
-        return {"role": "assistant", "content": "Thanks for waiting. I have checked your order and passed it to a colleague.",
-                "tool_calls": [self.call(messages, "handover_to_human", {"reason": "a person should decide"})]}
+            return {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [self.call(messages, "lookup_order", {"order_id": orders[0]})],
+            }
+        return {
+            "role": "assistant",
+            "content": "Thanks for waiting. I have checked your order and passed it to a colleague.",
+            "tool_calls": [self.call(messages, "handover_to_human", {"reason": "a person should decide"})],
+        }
 
     @staticmethod
     def call(messages: list[dict], name: str, arguments: dict) -> dict:
-        return {"id": f"call_{len(messages)}_{name}", "type": "function",
-                "function": {"name": name, "arguments": json.dumps(arguments)}}
+        return {
+            "id": f"call_{len(messages)}_{name}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
 
 
 def make() -> CarefulAgent:

@@ -22,21 +22,68 @@ import yaml
 OUT = Path(__file__).resolve().parents[1] / "sops" / "airline" / "world.yaml"
 TODAY = date(2026, 11, 20)
 
-ROUTES = [("AU 212", "Dublin DUB - Lisbon LIS", 189.0), ("AU 318", "Dublin DUB - Paris CDG", 149.0),
-          ("AU 405", "Dublin DUB - New York JFK", 629.0), ("AU 117", "Cork ORK - Amsterdam AMS", 139.0),
-          ("AU 530", "Dublin DUB - Reykjavik KEF", 259.0), ("AU 644", "Shannon SNN - Boston BOS", 559.0),
-          ("AU 721", "Dublin DUB - Rome FCO", 199.0), ("AU 809", "Dublin DUB - Tenerife TFS", 239.0)]
-FIRST = ["Aoife", "Brendan", "Caoimhe", "Declan", "Eabha", "Fionn", "Grainne", "Hugh", "Isla", "Jamal", "Katya",
-         "Lorcan", "Maeve", "Niamh", "Oisin", "Padraig", "Roisin", "Saoirse", "Tadhg", "Una", "Wiktor", "Yusuf"]
-LAST = ["Byrne", "Costa", "Doyle", "Egan", "Flynn", "Gallo", "Healy", "Ibarra", "Keane", "Lynch", "Moran",
-        "Nolan", "Ortiz", "Quinlan", "Reilly", "Sheehan", "Tierney", "Walsh"]
+ROUTES = [
+    ("AU 212", "Dublin DUB - Lisbon LIS", 189.0),
+    ("AU 318", "Dublin DUB - Paris CDG", 149.0),
+    ("AU 405", "Dublin DUB - New York JFK", 629.0),
+    ("AU 117", "Cork ORK - Amsterdam AMS", 139.0),
+    ("AU 530", "Dublin DUB - Reykjavik KEF", 259.0),
+    ("AU 644", "Shannon SNN - Boston BOS", 559.0),
+    ("AU 721", "Dublin DUB - Rome FCO", 199.0),
+    ("AU 809", "Dublin DUB - Tenerife TFS", 239.0),
+]
+FIRST = [
+    "Aoife",
+    "Brendan",
+    "Caoimhe",
+    "Declan",
+    "Eabha",
+    "Fionn",
+    "Grainne",
+    "Hugh",
+    "Isla",
+    "Jamal",
+    "Katya",
+    "Lorcan",
+    "Maeve",
+    "Niamh",
+    "Oisin",
+    "Padraig",
+    "Roisin",
+    "Saoirse",
+    "Tadhg",
+    "Una",
+    "Wiktor",
+    "Yusuf",
+]
+LAST = [
+    "Byrne",
+    "Costa",
+    "Doyle",
+    "Egan",
+    "Flynn",
+    "Gallo",
+    "Healy",
+    "Ibarra",
+    "Keane",
+    "Lynch",
+    "Moran",
+    "Nolan",
+    "Ortiz",
+    "Quinlan",
+    "Reilly",
+    "Sheehan",
+    "Tierney",
+    "Walsh",
+]
 BOOKINGS = 80
 
 
 def pnr(r: random.Random, taken: set[str]) -> str:
     while True:
-        code = "".join(r.choice(string.ascii_uppercase.replace("O", "").replace("I", "")) for _ in range(2)) + \
-            "".join(r.choice("23456789ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(4))
+        code = "".join(r.choice(string.ascii_uppercase.replace("O", "").replace("I", "")) for _ in range(2)) + "".join(
+            r.choice("23456789ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(4)
+        )
         if code not in taken:
             taken.add(code)
             return code
@@ -47,9 +94,16 @@ def members(r: random.Random) -> list[dict]:
     for i in range(50):
         name = f"{FIRST[i % len(FIRST)]} {LAST[(i * 5) % len(LAST)]}"
         level = "vip" if i % 4 == 1 else "regular"
-        rows.append({"member_id": f"AX-{720001 + i}", "name": name, "email": f"{name.lower().replace(' ', '.')}@example.ie",
-                     "level": level, "tier": {"regular": "Aurora Blue", "vip": "Aurora Gold"}[level],
-                     "member_since": (TODAY - timedelta(days=r.randint(90, 3600))).isoformat()})
+        rows.append(
+            {
+                "member_id": f"AX-{720001 + i}",
+                "name": name,
+                "email": f"{name.lower().replace(' ', '.')}@example.ie",
+                "level": level,
+                "tier": {"regular": "Aurora Blue", "vip": "Aurora Gold"}[level],
+                "member_since": (TODAY - timedelta(days=r.randint(90, 3600))).isoformat(),
+            }
+        )
     return rows
 
 
@@ -60,10 +114,20 @@ def bookings(r: random.Random, mems: list[dict]) -> list[dict]:
         flight_no, route, base = ROUTES[i % len(ROUTES)]
         departs = TODAY + timedelta(days=r.randint(3, 90))
         insured = i % 3 == 0
-        row = {"booking_ref": pnr(r, taken), "member_id": mem["member_id"], "passenger_name": mem["name"],
-               "flight_no": flight_no, "route": route, "departure": departs.isoformat(),
-               "fare": r.choice(["Saver", "Saver", "Standard"]), "fare_paid": round(base * r.uniform(0.8, 1.4), 2),
-               "currency": "EUR", "status": "ticketed", "insured": insured, "next_available_flight": f"{flight_no} on {(departs + timedelta(days=1 + i % 3)).isoformat()}"}
+        row = {
+            "booking_ref": pnr(r, taken),
+            "member_id": mem["member_id"],
+            "passenger_name": mem["name"],
+            "flight_no": flight_no,
+            "route": route,
+            "departure": departs.isoformat(),
+            "fare": r.choice(["Saver", "Saver", "Standard"]),
+            "fare_paid": round(base * r.uniform(0.8, 1.4), 2),
+            "currency": "EUR",
+            "status": "ticketed",
+            "insured": insured,
+            "next_available_flight": f"{flight_no} on {(departs + timedelta(days=1 + i % 3)).isoformat()}",
+        }
         if insured:
             row["insurance_policy"] = f"TravelSafe TS-{r.randint(100000, 999999)}"
         rows.append(row)

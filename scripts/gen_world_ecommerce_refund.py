@@ -21,18 +21,69 @@ import yaml
 OUT = Path(__file__).resolve().parents[1] / "sops" / "ecommerce_refund" / "world.yaml"
 TODAY = date(2026, 11, 20)
 
-PRODUCTS = [("Linen duvet cover, queen", 129.0), ("Cast-iron skillet 10in", 49.0), ("Brass table lamp", 89.0),
-            ("Wool runner rug 2.5x8", 179.0), ("Stoneware dinner set (12)", 119.0), ("Oak side table", 229.0),
-            ("Percale sheet set, king", 99.0), ("Glass pour-over kettle", 39.0), ("Jute doormat", 29.0),
-            ("Velvet cushion cover", 24.0)]
+PRODUCTS = [
+    ("Linen duvet cover, queen", 129.0),
+    ("Cast-iron skillet 10in", 49.0),
+    ("Brass table lamp", 89.0),
+    ("Wool runner rug 2.5x8", 179.0),
+    ("Stoneware dinner set (12)", 119.0),
+    ("Oak side table", 229.0),
+    ("Percale sheet set, king", 99.0),
+    ("Glass pour-over kettle", 39.0),
+    ("Jute doormat", 29.0),
+    ("Velvet cushion cover", 24.0),
+]
 CARRIERS = ["UPS", "FedEx", "USPS"]
-FIRST = ["Alicia", "Brandon", "Carmen", "Darius", "Emily", "Frank", "Gabriela", "Henry", "Imani", "Jacob", "Keisha",
-         "Luis", "Megan", "Nathan", "Olivia", "Pedro", "Rachel", "Samuel", "Tiffany", "Victor"]
-LAST = ["Anderson", "Bennett", "Castillo", "Dawson", "Estrada", "Fischer", "Graham", "Hayes", "Jenkins", "Kowalski",
-        "Lambert", "Mendoza", "Nguyen", "Ortega", "Porter", "Ramirez", "Sullivan", "Turner"]
+FIRST = [
+    "Alicia",
+    "Brandon",
+    "Carmen",
+    "Darius",
+    "Emily",
+    "Frank",
+    "Gabriela",
+    "Henry",
+    "Imani",
+    "Jacob",
+    "Keisha",
+    "Luis",
+    "Megan",
+    "Nathan",
+    "Olivia",
+    "Pedro",
+    "Rachel",
+    "Samuel",
+    "Tiffany",
+    "Victor",
+]
+LAST = [
+    "Anderson",
+    "Bennett",
+    "Castillo",
+    "Dawson",
+    "Estrada",
+    "Fischer",
+    "Graham",
+    "Hayes",
+    "Jenkins",
+    "Kowalski",
+    "Lambert",
+    "Mendoza",
+    "Nguyen",
+    "Ortega",
+    "Porter",
+    "Ramirez",
+    "Sullivan",
+    "Turner",
+]
 # (status, how late or how long ago): mostly delivered, then in transit, then not shipped.
-MIX = ([("unshipped", 0)] * 14 + [("in_transit", 0)] * 12 + [("in_transit", 1)] * 10 +
-       [("delivered", 0)] * 34 + [("delivered", 1)] * 20)
+MIX = (
+    [("unshipped", 0)] * 14
+    + [("in_transit", 0)] * 12
+    + [("in_transit", 1)] * 10
+    + [("delivered", 0)] * 34
+    + [("delivered", 1)] * 20
+)
 
 
 def order(r: random.Random, i: int, status: str, late: int) -> dict:
@@ -40,10 +91,18 @@ def order(r: random.Random, i: int, status: str, late: int) -> dict:
     picked = r.sample(PRODUCTS, r.choice([1, 1, 2, 3]))
     items = [{"sku": f"KH-SKU-{100 + PRODUCTS.index(p)}", "name": p[0], "qty": 1, "price": p[1]} for p in picked]
     days_ago = {"unshipped": r.randint(0, 2), "in_transit": r.randint(3, 16)}.get(status, r.randint(5, 150))
-    row = {"order_id": f"KH-{58001 + i}", "customer_name": name,
-           "email": f"{name.lower().replace(' ', '.')}@example.com", "items": items,
-           "total": round(sum(it["price"] for it in items), 2), "placed": (TODAY - timedelta(days=days_ago)).isoformat(),
-           "status": status, "days_past_eta": 0, "days_since_delivery": 0, "refund_status": "none"}
+    row = {
+        "order_id": f"KH-{58001 + i}",
+        "customer_name": name,
+        "email": f"{name.lower().replace(' ', '.')}@example.com",
+        "items": items,
+        "total": round(sum(it["price"] for it in items), 2),
+        "placed": (TODAY - timedelta(days=days_ago)).isoformat(),
+        "status": status,
+        "days_past_eta": 0,
+        "days_since_delivery": 0,
+        "refund_status": "none",
+    }
     if status != "unshipped":
         row["carrier"] = r.choice(CARRIERS)
         row["tracking"] = f"1Z{r.randint(10**9, 10**10 - 1)}"

@@ -18,41 +18,135 @@ TODAY = date(2026, 11, 20)
 SEED = 4172
 
 SHIPPERS = [
-    ("Northwind Outfitters", True), ("Bluebell Books", False), ("Kiln & Crane Ceramics", False),
-    ("Volt Audio Supply", True), ("Harvest Table Meal Kits", False), ("Pinecrest Pharmacy", False),
-    ("Lumen Home Lighting", True), ("Stride Running Co.", False), ("Tessellate Board Games", True),
-    ("Copperleaf Tea", False), ("Atlas Camera Exchange", False), ("Marigold Baby", True),
+    ("Northwind Outfitters", True),
+    ("Bluebell Books", False),
+    ("Kiln & Crane Ceramics", False),
+    ("Volt Audio Supply", True),
+    ("Harvest Table Meal Kits", False),
+    ("Pinecrest Pharmacy", False),
+    ("Lumen Home Lighting", True),
+    ("Stride Running Co.", False),
+    ("Tessellate Board Games", True),
+    ("Copperleaf Tea", False),
+    ("Atlas Camera Exchange", False),
+    ("Marigold Baby", True),
 ]
-FIRST = ["Ava", "Ben", "Carmen", "Dev", "Elif", "Felix", "Gita", "Hamza", "Ines", "Jack", "Keiko", "Luca",
-         "Mira", "Nate", "Oona", "Pablo", "Quinn", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wes", "Yara"]
-LAST = ["Alvarez", "Brooks", "Chowdhury", "Dubois", "Eriksen", "Farah", "Gallagher", "Ito", "Jovanovic",
-        "Kaur", "Lambert", "Mwangi", "Nilsen", "O'Brien", "Pereira", "Quist", "Rossi", "Sato", "Thorne"]
-STREETS = ["Alder Street", "Beacon Road", "Canal Walk", "Dover Lane", "Fairview Avenue", "Granite Way",
-           "Holloway Drive", "Juniper Court", "Kestrel Row", "Linden Boulevard"]
-CITIES = [("Columbus", "OH", "432"), ("Nashville", "TN", "372"), ("Sacramento", "CA", "958"),
-          ("Pittsburgh", "PA", "152"), ("Tucson", "AZ", "857"), ("Madison", "WI", "537"),
-          ("Richmond", "VA", "232"), ("Spokane", "WA", "992")]
+FIRST = [
+    "Ava",
+    "Ben",
+    "Carmen",
+    "Dev",
+    "Elif",
+    "Felix",
+    "Gita",
+    "Hamza",
+    "Ines",
+    "Jack",
+    "Keiko",
+    "Luca",
+    "Mira",
+    "Nate",
+    "Oona",
+    "Pablo",
+    "Quinn",
+    "Rosa",
+    "Sami",
+    "Tara",
+    "Umar",
+    "Vera",
+    "Wes",
+    "Yara",
+]
+LAST = [
+    "Alvarez",
+    "Brooks",
+    "Chowdhury",
+    "Dubois",
+    "Eriksen",
+    "Farah",
+    "Gallagher",
+    "Ito",
+    "Jovanovic",
+    "Kaur",
+    "Lambert",
+    "Mwangi",
+    "Nilsen",
+    "O'Brien",
+    "Pereira",
+    "Quist",
+    "Rossi",
+    "Sato",
+    "Thorne",
+]
+STREETS = [
+    "Alder Street",
+    "Beacon Road",
+    "Canal Walk",
+    "Dover Lane",
+    "Fairview Avenue",
+    "Granite Way",
+    "Holloway Drive",
+    "Juniper Court",
+    "Kestrel Row",
+    "Linden Boulevard",
+]
+CITIES = [
+    ("Columbus", "OH", "432"),
+    ("Nashville", "TN", "372"),
+    ("Sacramento", "CA", "958"),
+    ("Pittsburgh", "PA", "152"),
+    ("Tucson", "AZ", "857"),
+    ("Madison", "WI", "537"),
+    ("Richmond", "VA", "232"),
+    ("Spokane", "WA", "992"),
+]
 HUBS = ["Memphis TN hub", "Louisville KY hub", "Indianapolis IN hub", "Reno NV hub", "Allentown PA hub"]
-CONTENTS = [("Running shoes", 140), ("Board game", 65), ("Hardcover books (3)", 78), ("Ceramic dinner set", 310),
-            ("Studio headphones", 420), ("Mirrorless camera body", 1850), ("Vintage lens kit", 3200),
-            ("Pendant lamp", 260), ("Loose-leaf tea selection", 48), ("Baby carrier", 189),
-            ("Prescription refill (non-controlled)", 35), ("Professional cinema camera", 6400)]
-EXCEPTIONS = ["No one available to sign; card left", "Building access code required and not provided",
-              "Business closed at time of delivery", "Address incomplete: apartment number missing",
-              "Held at depot: recipient requested pickup but did not collect"]
+CONTENTS = [
+    ("Running shoes", 140),
+    ("Board game", 65),
+    ("Hardcover books (3)", 78),
+    ("Ceramic dinner set", 310),
+    ("Studio headphones", 420),
+    ("Mirrorless camera body", 1850),
+    ("Vintage lens kit", 3200),
+    ("Pendant lamp", 260),
+    ("Loose-leaf tea selection", 48),
+    ("Baby carrier", 189),
+    ("Prescription refill (non-controlled)", 35),
+    ("Professional cinema camera", 6400),
+]
+EXCEPTIONS = [
+    "No one available to sign; card left",
+    "Building access code required and not provided",
+    "Business closed at time of delivery",
+    "Address incomplete: apartment number missing",
+    "Held at depot: recipient requested pickup but did not collect",
+]
 LEFT = ["front door", "reception desk", "neighbour at the next door", "parcel locker", "side porch", "mailroom"]
 # (status, count, gap range, share stuck ten days or more)
-PLAN = [("label_created", 10, (0, 3), 0.0), ("in_transit", 26, (0, 2), 0.45), ("out_for_delivery", 9, (0, 0), 0.0),
-        ("delivery_exception", 14, (0, 4), 0.35), ("delivered", 24, (0, 6), 0.0), ("returned_to_sender", 7, (1, 6), 0.0)]
+PLAN = [
+    ("label_created", 10, (0, 3), 0.0),
+    ("in_transit", 26, (0, 2), 0.45),
+    ("out_for_delivery", 9, (0, 0), 0.0),
+    ("delivery_exception", 14, (0, 4), 0.35),
+    ("delivered", 24, (0, 6), 0.0),
+    ("returned_to_sender", 7, (1, 6), 0.0),
+]
 
 
 def shippers() -> list[dict]:
     rows = []
     for i, (name, allows) in enumerate(SHIPPERS):
         slug = "".join(c for c in name.lower() if c.isalnum())[:28]
-        rows.append({"shipper_id": f"SH-{101 + i * 17}", "name": name, "email": f"shipping@{slug}.example.com",
-                     "allows_recipient_change": allows,
-                     "account_since": (TODAY - timedelta(days=200 + i * 97)).isoformat()})
+        rows.append(
+            {
+                "shipper_id": f"SH-{101 + i * 17}",
+                "name": name,
+                "email": f"shipping@{slug}.example.com",
+                "allows_recipient_change": allows,
+                "account_since": (TODAY - timedelta(days=200 + i * 97)).isoformat(),
+            }
+        )
     return rows
 
 

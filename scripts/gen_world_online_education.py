@@ -21,14 +21,60 @@ import yaml
 OUT = Path(__file__).resolve().parents[1] / "sops" / "online_education" / "world.yaml"
 TODAY = date(2026, 11, 20)
 
-COURSES = [("Spanish B1 in 12 weeks", 249.0, 36), ("Python for Data Analysis", 399.0, 30),
-           ("IELTS Academic Preparation", 329.0, 24), ("Japanese for Beginners", 199.0, 30),
-           ("Web Development Bootcamp", 799.0, 60), ("GCSE Maths Revision", 149.0, 20),
-           ("German A2 Conversation", 179.0, 24), ("SQL from Zero", 129.0, 16)]
-FIRST = ["Amara", "Ben", "Chloe", "Dmitri", "Elif", "Felix", "Grace", "Hassan", "Ines", "Jonah", "Kiran",
-         "Lena", "Mateo", "Nadia", "Owen", "Priya", "Quinn", "Rosa", "Sami", "Tara", "Umar", "Vera"]
-LAST = ["Adeyemi", "Brooks", "Chen", "Duarte", "Ellis", "Fraser", "Gupta", "Hughes", "Ivanova", "Jones",
-        "Khan", "Lopez", "Murphy", "Novak", "Okafor", "Patel", "Russo", "Shah"]
+COURSES = [
+    ("Spanish B1 in 12 weeks", 249.0, 36),
+    ("Python for Data Analysis", 399.0, 30),
+    ("IELTS Academic Preparation", 329.0, 24),
+    ("Japanese for Beginners", 199.0, 30),
+    ("Web Development Bootcamp", 799.0, 60),
+    ("GCSE Maths Revision", 149.0, 20),
+    ("German A2 Conversation", 179.0, 24),
+    ("SQL from Zero", 129.0, 16),
+]
+FIRST = [
+    "Amara",
+    "Ben",
+    "Chloe",
+    "Dmitri",
+    "Elif",
+    "Felix",
+    "Grace",
+    "Hassan",
+    "Ines",
+    "Jonah",
+    "Kiran",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Owen",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sami",
+    "Tara",
+    "Umar",
+    "Vera",
+]
+LAST = [
+    "Adeyemi",
+    "Brooks",
+    "Chen",
+    "Duarte",
+    "Ellis",
+    "Fraser",
+    "Gupta",
+    "Hughes",
+    "Ivanova",
+    "Jones",
+    "Khan",
+    "Lopez",
+    "Murphy",
+    "Novak",
+    "Okafor",
+    "Patel",
+    "Russo",
+    "Shah",
+]
 RISK_NOTES = ["Chargeback opened with the card issuer", "Complaint lodged with the consumer regulator"]
 
 
@@ -37,8 +83,13 @@ def learners(r: random.Random) -> list[dict]:
     for i in range(40):
         name = f"{FIRST[i % len(FIRST)]} {LAST[(i * 7) % len(LAST)]}"
         risk = i % 9 == 4
-        row = {"learner_id": f"LR-{2001 + i}", "name": name, "email": f"{name.lower().replace(' ', '.')}@example.co.uk",
-               "complaints_last_90_days": 0 if i % 3 else r.choice([1, 1, 2, 3]), "risk_user": risk}
+        row = {
+            "learner_id": f"LR-{2001 + i}",
+            "name": name,
+            "email": f"{name.lower().replace(' ', '.')}@example.co.uk",
+            "complaints_last_90_days": 0 if i % 3 else r.choice([1, 1, 2, 3]),
+            "risk_user": risk,
+        }
         if risk:
             row["risk_note"] = r.choice(RISK_NOTES)
         rows.append(row)
@@ -52,10 +103,21 @@ def enrollments(r: random.Random, people: list[dict]) -> list[dict]:
         course, price, lessons = COURSES[i % len(COURSES)]
         days = r.randint(1, 14) if i % 4 == 0 else r.randint(15, 160)
         attended = min(lessons, max(0, round(lessons * min(1.0, days / 120) * r.uniform(0.2, 1.0))))
-        rows.append({"enrollment_id": f"EN-{40001 + i}", "learner_id": person["learner_id"],
-                     "learner_name": person["name"], "course": course, "price_paid": round(price * r.choice([1.0, 1.0, 0.8]), 2),
-                     "purchased": (TODAY - timedelta(days=days)).isoformat(), "days_since_purchase": days,
-                     "lessons_total": lessons, "lessons_attended": attended, "status": "active", "study_plan": "none"})
+        rows.append(
+            {
+                "enrollment_id": f"EN-{40001 + i}",
+                "learner_id": person["learner_id"],
+                "learner_name": person["name"],
+                "course": course,
+                "price_paid": round(price * r.choice([1.0, 1.0, 0.8]), 2),
+                "purchased": (TODAY - timedelta(days=days)).isoformat(),
+                "days_since_purchase": days,
+                "lessons_total": lessons,
+                "lessons_attended": attended,
+                "status": "active",
+                "study_plan": "none",
+            }
+        )
     return rows
 
 

@@ -26,13 +26,63 @@ BUILDINGS = [  # (building, street address, unit type, units, heating, gas)
     ("Scattered homes", "", "house", 12, "gas_boiler", True),
 ]
 HOUSE_STREETS = ["Oak Hollow Lane", "Birch Street", "Cove Road", "Heron Way", "Sparrow Drive", "Willow Bend"]
-FIRST = ["Amara", "Bilal", "Chiara", "Dmitri", "Esme", "Farid", "Greta", "Hiro", "Isla", "Jamal", "Kira", "Leon",
-         "Maeve", "Nikhil", "Odile", "Piotr", "Rania", "Soren", "Tess", "Uche", "Valentina", "Wanjiru", "Xavier", "Yusuf"]
-LAST = ["Abbott", "Banerjee", "Costa", "Delacroix", "Eze", "Fontaine", "Grant", "Hassan", "Ivanova", "Jensen",
-        "Kowalczyk", "Lindgren", "Murphy", "Nkosi", "Ochoa", "Park", "Reyes", "Singh", "Tremblay", "Vance"]
-PURPOSES = ["Annual gas safety inspection", "Smoke and CO alarm test", "Contractor: replace bathroom extractor fan",
-            "Contractor: repair window latch", "Pre-renewal condition inspection", "Pest control treatment",
-            "Viewing for prospective tenants (lease ending)"]
+FIRST = [
+    "Amara",
+    "Bilal",
+    "Chiara",
+    "Dmitri",
+    "Esme",
+    "Farid",
+    "Greta",
+    "Hiro",
+    "Isla",
+    "Jamal",
+    "Kira",
+    "Leon",
+    "Maeve",
+    "Nikhil",
+    "Odile",
+    "Piotr",
+    "Rania",
+    "Soren",
+    "Tess",
+    "Uche",
+    "Valentina",
+    "Wanjiru",
+    "Xavier",
+    "Yusuf",
+]
+LAST = [
+    "Abbott",
+    "Banerjee",
+    "Costa",
+    "Delacroix",
+    "Eze",
+    "Fontaine",
+    "Grant",
+    "Hassan",
+    "Ivanova",
+    "Jensen",
+    "Kowalczyk",
+    "Lindgren",
+    "Murphy",
+    "Nkosi",
+    "Ochoa",
+    "Park",
+    "Reyes",
+    "Singh",
+    "Tremblay",
+    "Vance",
+]
+PURPOSES = [
+    "Annual gas safety inspection",
+    "Smoke and CO alarm test",
+    "Contractor: replace bathroom extractor fan",
+    "Contractor: repair window latch",
+    "Pre-renewal condition inspection",
+    "Pest control treatment",
+    "Viewing for prospective tenants (lease ending)",
+]
 
 
 def units(r: random.Random) -> list[dict]:
@@ -46,9 +96,17 @@ def units(r: random.Random) -> list[dict]:
                 address, name = f"{i + 1} {street}, Portland, ME 04101", building
             else:
                 address, name = f"Apt {100 * (1 + i // 4) + i % 4 + 1}, {street}, Portland, ME 04101", building
-            rows.append({"unit_id": f"U-{1000 + b * 100 + i + 1}", "address": address, "unit_type": kind,
-                         "building": name, "bedrooms": 0 if kind == "studio" else r.randint(1, 4),
-                         "heating": heating, "has_gas_supply": gas})
+            rows.append(
+                {
+                    "unit_id": f"U-{1000 + b * 100 + i + 1}",
+                    "address": address,
+                    "unit_type": kind,
+                    "building": name,
+                    "bedrooms": 0 if kind == "studio" else r.randint(1, 4),
+                    "heating": heating,
+                    "has_gas_supply": gas,
+                }
+            )
     return rows
 
 
@@ -60,9 +118,12 @@ def visit(r: random.Random, row: dict, i: int) -> None:
     status = "confirmed" if choice == 4 else "proposed"
     notice = r.choice([4, 12, 18]) if i % 7 == 3 else r.choice([24, 48, 72, 96])
     when = TODAY + timedelta(days=max(1, notice // 24))
-    row.update(visit_status=status, visit_purpose=r.choice(PURPOSES),
-               visit_at=f"{when.isoformat()} {r.choice(['09:00-12:00', '13:00-16:00', '10:00-11:00'])}",
-               visit_notice_hours=notice)
+    row.update(
+        visit_status=status,
+        visit_purpose=r.choice(PURPOSES),
+        visit_at=f"{when.isoformat()} {r.choice(['09:00-12:00', '13:00-16:00', '10:00-11:00'])}",
+        visit_notice_hours=notice,
+    )
 
 
 def tenancy(r: random.Random, n: int, unit: dict) -> dict:
@@ -71,11 +132,19 @@ def tenancy(r: random.Random, n: int, unit: dict) -> dict:
     start = TODAY - timedelta(days=r.randint(60, 2200))
     status = ["active"] * 6 + ["periodic"] * 2 + ["notice_given"] + ["ended"]
     lease = status[n % len(status)]
-    row = {"tenancy_id": f"T-{30000 + n * 37}", "tenant_name": name,
-           "tenant_email": f"{name.lower().replace(' ', '.')}@example.com", "unit_id": unit["unit_id"],
-           "occupants": [name] + ([f"{r.choice(FIRST)} {name.split()[1]}"] if r.random() < 0.4 else []),
-           "lease_status": lease, "lease_start": start.isoformat(), "monthly_rent": float(rent),
-           "arrears_balance": 0.0, "late_fee_balance": 0.0, "late_fee_waivers_last_12m": 0}
+    row = {
+        "tenancy_id": f"T-{30000 + n * 37}",
+        "tenant_name": name,
+        "tenant_email": f"{name.lower().replace(' ', '.')}@example.com",
+        "unit_id": unit["unit_id"],
+        "occupants": [name] + ([f"{r.choice(FIRST)} {name.split()[1]}"] if r.random() < 0.4 else []),
+        "lease_status": lease,
+        "lease_start": start.isoformat(),
+        "monthly_rent": float(rent),
+        "arrears_balance": 0.0,
+        "late_fee_balance": 0.0,
+        "late_fee_waivers_last_12m": 0,
+    }
     if lease in ("notice_given", "ended"):
         row["lease_end"] = (TODAY + timedelta(days=20 if lease == "notice_given" else -r.randint(10, 90))).isoformat()
     money = n % 6

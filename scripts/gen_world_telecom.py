@@ -22,12 +22,60 @@ TODAY = date(2026, 11, 20)
 
 # The plan ladder: name, monthly fee. Lines sit on the middle rungs, so every line can move up and down.
 PLANS = [("Essentials 5GB", 12.0), ("Everyday 20GB", 18.0), ("Plus 50GB", 25.0), ("Max 120GB", 32.0), ("Unlimited", 40.0)]
-FIRST = ["Abigail", "Bruno", "Celine", "Dmitri", "Esme", "Felix", "Gloria", "Hamza", "Ivy", "Joel", "Kavya", "Leon",
-         "Marta", "Nils", "Odette", "Pedro", "Rania", "Stefan", "Tess", "Ulrich", "Valentina", "Wyatt"]
-LAST = ["Achterberg", "Bower", "Cardoso", "Delacroix", "Ekwueme", "Fontaine", "Gallagher", "Hale", "Ivanova",
-        "Joshi", "Kemper", "Larsen", "Mbeki", "Navarro", "Oyelaran", "Pike", "Rahman", "Sato"]
-AREAS = [("BW1", False, 0), ("BW2", False, 0), ("BW3", True, 6), ("BW4", True, 38), ("BW5", False, 0),
-         ("BW6", True, 52), ("BW7", False, 0), ("BW8", True, 11)]
+FIRST = [
+    "Abigail",
+    "Bruno",
+    "Celine",
+    "Dmitri",
+    "Esme",
+    "Felix",
+    "Gloria",
+    "Hamza",
+    "Ivy",
+    "Joel",
+    "Kavya",
+    "Leon",
+    "Marta",
+    "Nils",
+    "Odette",
+    "Pedro",
+    "Rania",
+    "Stefan",
+    "Tess",
+    "Ulrich",
+    "Valentina",
+    "Wyatt",
+]
+LAST = [
+    "Achterberg",
+    "Bower",
+    "Cardoso",
+    "Delacroix",
+    "Ekwueme",
+    "Fontaine",
+    "Gallagher",
+    "Hale",
+    "Ivanova",
+    "Joshi",
+    "Kemper",
+    "Larsen",
+    "Mbeki",
+    "Navarro",
+    "Oyelaran",
+    "Pike",
+    "Rahman",
+    "Sato",
+]
+AREAS = [
+    ("BW1", False, 0),
+    ("BW2", False, 0),
+    ("BW3", True, 6),
+    ("BW4", True, 38),
+    ("BW5", False, 0),
+    ("BW6", True, 52),
+    ("BW7", False, 0),
+    ("BW8", True, 11),
+]
 
 
 def customers(r: random.Random) -> list[dict]:
@@ -35,11 +83,16 @@ def customers(r: random.Random) -> list[dict]:
     for i in range(55):
         name = f"{FIRST[i % len(FIRST)]} {LAST[(i * 5) % len(LAST)]}"
         arrears = i % 6 == 2
-        rows.append({"customer_id": f"BW-{61001 + i}", "name": name,
-                     "email": f"{name.lower().replace(' ', '.')}@example.net",
-                     "standing": "arrears" if arrears else "good",
-                     "balance_overdue": round(r.uniform(40, 260), 2) if arrears else 0.0,
-                     "customer_since": (TODAY - timedelta(days=r.randint(120, 4000))).isoformat()})
+        rows.append(
+            {
+                "customer_id": f"BW-{61001 + i}",
+                "name": name,
+                "email": f"{name.lower().replace(' ', '.')}@example.net",
+                "standing": "arrears" if arrears else "good",
+                "balance_overdue": round(r.uniform(40, 260), 2) if arrears else 0.0,
+                "customer_since": (TODAY - timedelta(days=r.randint(120, 4000))).isoformat(),
+            }
+        )
     return rows
 
 
@@ -53,16 +106,29 @@ def lines(r: random.Random, custs: list[dict]) -> list[dict]:
         start = TODAY - timedelta(days=30 * (24 - months) if months else r.randint(760, 1900))
         area, outage, hours = AREAS[i % len(AREAS)]
         overcharged = i % 5 == 3
-        rows.append({"line_id": f"LN-{30001 + i}", "customer_id": cust["customer_id"],
-                     "number": f"+44 7700 9{r.randint(10000, 99999)}", "status": "active",
-                     "plan": plan, "monthly_fee": fee,
-                     "next_plan_up": PLANS[rung + 1][0], "next_plan_down": PLANS[rung - 1][0],
-                     "contract_start": start.isoformat(), "contract_months": 24, "months_remaining": months,
-                     "early_termination_fee": round(months * fee, 2),
-                     "roaming_pass": "none", "postcode_area": area, "area_outage": outage, "outage_hours": hours,
-                     "last_bill_total": round(fee + (r.choice([18.0, 24.5, 36.0]) if overcharged else r.choice([0.0, 0.0, 3.5])), 2),
-                     "last_bill_check": "overcharged" if overcharged else "correct",
-                     "overcharge_amount": r.choice([18.0, 24.5, 36.0]) if overcharged else 0.0})
+        rows.append(
+            {
+                "line_id": f"LN-{30001 + i}",
+                "customer_id": cust["customer_id"],
+                "number": f"+44 7700 9{r.randint(10000, 99999)}",
+                "status": "active",
+                "plan": plan,
+                "monthly_fee": fee,
+                "next_plan_up": PLANS[rung + 1][0],
+                "next_plan_down": PLANS[rung - 1][0],
+                "contract_start": start.isoformat(),
+                "contract_months": 24,
+                "months_remaining": months,
+                "early_termination_fee": round(months * fee, 2),
+                "roaming_pass": "none",
+                "postcode_area": area,
+                "area_outage": outage,
+                "outage_hours": hours,
+                "last_bill_total": round(fee + (r.choice([18.0, 24.5, 36.0]) if overcharged else r.choice([0.0, 0.0, 3.5])), 2),
+                "last_bill_check": "overcharged" if overcharged else "correct",
+                "overcharge_amount": r.choice([18.0, 24.5, 36.0]) if overcharged else 0.0,
+            }
+        )
         if overcharged:
             rows[-1]["overcharge_amount"] = round(rows[-1]["last_bill_total"] - fee, 2)
             rows[-1]["bill_note"] = "Billing audit: out-of-bundle data charged in error on the last bill"

@@ -72,8 +72,7 @@ def spec_for(domain: str, agents: list[str] | None = None, seed: int = SEED, cas
     """The RunSpec of a sample run (concurrency 1: conversations are played and written in one order)."""
     from sage_desk.core.engine.runner import RunSpec
 
-    return RunSpec(domain=domain, agents=agents or AGENTS, judges=JUDGES, repeats=REPEATS, seed=seed, concurrency=1,
-                   cases=cases)
+    return RunSpec(domain=domain, agents=agents or AGENTS, judges=JUDGES, repeats=REPEATS, seed=seed, concurrency=1, cases=cases)
 
 
 def stamp_for(spec: Any) -> dict[str, Any]:
@@ -87,8 +86,14 @@ def stamp_for(spec: Any) -> dict[str, Any]:
     return run_stamp(spec, bundle, load_cases(bundle, spec), judge_prompt=judge_prompt_hash())
 
 
-def build_run(store: Any, domain: str, cases: list[str] | None = None, rid: str | None = None,
-              agents: list[str] | None = None, seed: int = SEED) -> str:
+def build_run(
+    store: Any,
+    domain: str,
+    cases: list[str] | None = None,
+    rid: str | None = None,
+    agents: list[str] | None = None,
+    seed: int = SEED,
+) -> str:
     """Create and play one domain's sample run (only some of its cases, for the test); returns its id."""
     from sage_desk.core.domain.loader import load_domain
     from sage_desk.core.engine.runner import conversation_seed, load_cases
@@ -97,10 +102,21 @@ def build_run(store: Any, domain: str, cases: list[str] | None = None, rid: str 
     spec = spec_for(domain, agents, seed, cases)
     bundle = load_domain(domain)
     rid = rid or run_id(domain)
-    rows = [{"id": conversation_id(rid, case.id, agent, repeat), "case_id": case.id, "agent": agent, "repeat": repeat,
-             "bucket": case.bucket.value, "conflict": case.conflict.value, "tactics": case.tactics,
-             "seed": conversation_seed(spec.seed, case.id, agent, repeat)}
-            for agent in spec.agents for repeat in range(1, spec.repeats + 1) for case in load_cases(bundle, spec)]
+    rows = [
+        {
+            "id": conversation_id(rid, case.id, agent, repeat),
+            "case_id": case.id,
+            "agent": agent,
+            "repeat": repeat,
+            "bucket": case.bucket.value,
+            "conflict": case.conflict.value,
+            "tactics": case.tactics,
+            "seed": conversation_seed(spec.seed, case.id, agent, repeat),
+        }
+        for agent in spec.agents
+        for repeat in range(1, spec.repeats + 1)
+        for case in load_cases(bundle, spec)
+    ]
     spec.stamp = stamp_for(spec)
     store.create_run(bundle.name, spec.to_config(), rows, run_id=rid)
     runner = build_runner(store, spec)
@@ -117,8 +133,10 @@ def read_labels(path: Path = LABELS) -> list[dict[str, str]]:
     for line, row in enumerate(rows, start=2):
         want = conversation_id(run_id(row["domain"]), row["case"], row["agent"], int(row["repeat"]))
         if row["conversation"] != want:
-            raise SystemExit(f"{path}:{line}: conversation {row['conversation']} should be {want} "
-                             f"({row['case']}, {row['agent']}, repeat {row['repeat']})")
+            raise SystemExit(
+                f"{path}:{line}: conversation {row['conversation']} should be {want} "
+                f"({row['case']}, {row['agent']}, repeat {row['repeat']})"
+            )
     return rows
 
 
@@ -135,8 +153,11 @@ def import_labels(store: Any, rows: list[dict[str, str]]) -> int:
                 with part.open("w", encoding="utf-8", newline="") as handle:
                     writer = csv.DictWriter(handle, columns, extrasaction="ignore")
                     writer.writeheader()
-                    writer.writerows({**r, "kind": "adjudication" if r["round"] == ADJUDICATION_ROUND else "label"}
-                                     for r in rows if r["domain"] == domain and r["round"] == round_)
+                    writer.writerows(
+                        {**r, "kind": "adjudication" if r["round"] == ADJUDICATION_ROUND else "label"}
+                        for r in rows
+                        if r["domain"] == domain and r["round"] == round_
+                    )
                 count += import_csv(part, store, run_id(domain))
     return count
 
@@ -149,8 +170,10 @@ def number_verdicts(db: Path) -> None:
     """
     con = sqlite3.connect(db)
     with con:
-        con.execute("create temp table renumber as select id as old, row_number() over "
-                    "(order by conversation_id, source, id) as new from verdicts")
+        con.execute(
+            "create temp table renumber as select id as old, row_number() over "
+            "(order by conversation_id, source, id) as new from verdicts"
+        )
         con.execute("create index temp.renumber_old on renumber (old)")
         con.execute("update verdicts set id = -id")
         con.execute("update verdicts set id = (select new from renumber where old = -verdicts.id)")
@@ -191,17 +214,30 @@ def build(db: Path = DB, only: list[str] | None = None, labels: Path | None = LA
     compact(db)
 
 
-TIMES = {"runs": ("created_at",), "conversations": ("started_at", "finished_at"), "verdicts": ("created_at",),
-         "overrides": ("created_at",)}
+TIMES = {
+    "runs": ("created_at",),
+    "conversations": ("started_at", "finished_at"),
+    "verdicts": ("created_at",),
+    "overrides": ("created_at",),
+}
 """The timestamp columns, the only content that differs between two builds."""
 EVENT_TIMES = ("t", "latency_ms")
-NATURAL = {"runs": ("id",), "conversations": ("id",), "events": ("conversation_id", "seq"),
-           "verdicts": ("conversation_id", "source", "criterion", "node", "rationale"),
-           "overrides": ("id",)}
+NATURAL = {
+    "runs": ("id",),
+    "conversations": ("id",),
+    "events": ("conversation_id", "seq"),
+    "verdicts": ("conversation_id", "source", "criterion", "node", "rationale"),
+    "overrides": ("id",),
+}
 """What identifies a row apart from its autoincrement id (a partial rebuild numbers rows differently)."""
 _OF_RUNS = "conversation_id in (select id from conversations where run_id in ({}))"
-_RUN_FILTER = {"runs": "id in ({})", "conversations": "run_id in ({})", "events": _OF_RUNS, "verdicts": _OF_RUNS,
-               "overrides": _OF_RUNS}
+_RUN_FILTER = {
+    "runs": "id in ({})",
+    "conversations": "run_id in ({})",
+    "events": _OF_RUNS,
+    "verdicts": _OF_RUNS,
+    "overrides": _OF_RUNS,
+}
 
 
 def dump(db: Path, runs: list[str] | None = None, with_ids: bool = True) -> dict[str, list[tuple]]:

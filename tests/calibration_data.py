@@ -50,15 +50,17 @@ def human_says_pass(conversation) -> bool:
     return conversation.agent == "baseline:oracle"
 
 
-def label_all(store: Store, criterion: str = "judge.empathy", source: str = HEURISTIC, limit: int | None = None,
-              author: str = "ana") -> list[str]:
+def label_all(
+    store: Store, criterion: str = "judge.empathy", source: str = HEURISTIC, limit: int | None = None, author: str = "ana"
+) -> list[str]:
     """Label `criterion` of the run's conversations (the first `limit`) by `human_says_pass`; returns their ids."""
     run_id = store.latest_run_id()
     labelled = []
     for convo in store.conversations(run_id=run_id)[:limit]:
         passed = human_says_pass(convo)
-        store.add_override(convo.id, criterion, source, human_passed=passed, reason="warm" if passed else "handed off coldly",
-                           author=author)
+        store.add_override(
+            convo.id, criterion, source, human_passed=passed, reason="warm" if passed else "handed off coldly", author=author
+        )
         labelled.append(convo.id)
     return labelled
 
@@ -81,5 +83,6 @@ def judge_script(request: dict) -> str:
     conversation = user.rsplit("=== CONVERSATION ===", 1)[1].split("=== RUBRIC ===", 1)[0]
     calibrated = EXAMPLES_HEADER.strip() in user
     empathy = 2 if calibrated and "handover_to_human" in conversation else 9
-    return json.dumps({"scores": {n: {"score": empathy if n == "judge.empathy" else 7, "rationale": f"fake: {n}"}
-                                  for n in names}})
+    return json.dumps(
+        {"scores": {n: {"score": empathy if n == "judge.empathy" else 7, "rationale": f"fake: {n}"} for n in names}}
+    )

@@ -157,5 +157,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """One line saying why the PostgreSQL tests skipped, when they did."""
     skipped = terminalreporter.stats.get("skipped", [])
     if not PG_URL and any("SAGE_DESK_TEST_PG_URL" in str(getattr(r, "longrepr", "")) for r in skipped):
-        terminalreporter.write_line("PostgreSQL tests skipped: SAGE_DESK_TEST_PG_URL names no server "
-                                    "(start one with `export SAGE_DESK_TEST_PG_URL=$(.ci/postgres.sh /tmp/pg)`; CI does)")
+        terminalreporter.write_line(
+            "PostgreSQL tests skipped: SAGE_DESK_TEST_PG_URL names no server "
+            "(start one with `export SAGE_DESK_TEST_PG_URL=$(.ci/postgres.sh /tmp/pg)`; CI does)"
+        )

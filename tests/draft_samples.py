@@ -55,14 +55,23 @@ VALID: dict[str, Any] = {
     ],
     "nodes": [
         _node("start", "start", "Customers write to us about their orders."),
-        _node("lookup", "action", "First look the order up with `lookup_order`.", tool="lookup_order",
-              args={"order_id": "=order.order_id"}),
+        _node(
+            "lookup",
+            "action",
+            "First look the order up with `lookup_order`.",
+            tool="lookup_order",
+            args={"order_id": "=order.order_id"},
+        ),
         _node("demand", "decision", "If the customer asks for a refund", field="Demand"),
         _node("delivered", "decision", "and the order was delivered", field="Delivered"),
         _node("refund", "action", "refund it with `refund_order`.", tool="refund_order"),
         # paraphrased: found as the most similar sentence of the policy
-        _node("say_on_its_way", "action", "An order not yet delivered can't be refunded; explain it is still on the way.",
-              say="Explain the order is still on its way"),
+        _node(
+            "say_on_its_way",
+            "action",
+            "An order not yet delivered can't be refunded; explain it is still on the way.",
+            say="Explain the order is still on its way",
+        ),
         _node("say_tracking", "action", "share the tracking link", say="Share the tracking link"),
         _node("voucher", "action", "gets one with `issue_voucher`", tool="issue_voucher"),
         _node("resolved", "end", "refund it with `refund_order`.", outcome="resolved"),

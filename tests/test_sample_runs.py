@@ -87,8 +87,9 @@ def test_the_labels_are_those_of_the_csv():
     stored = con.execute("select conversation_id, criterion, human_passed, reason, author from overrides order by id").fetchall()
     con.close()
     in_order = sorted(rows, key=lambda r: (r["domain"], int(r["round"])))  # the order the build imports them
-    assert [(r["conversation"], r["criterion"], r["value"] == "pass", r["reason"], r["author"]) for r in in_order] == \
-        [(c, k, bool(p), why, who) for c, k, p, why, who in stored], REBUILD
+    assert [(r["conversation"], r["criterion"], r["value"] == "pass", r["reason"], r["author"]) for r in in_order] == [
+        (c, k, bool(p), why, who) for c, k, p, why, who in stored
+    ], REBUILD
     authors = {r["author"] for r in rows}
     assert len(authors & {"ana.sample", "ben.sample"}) == 2
     first = {(r["conversation"], r["criterion"]): r["value"] for r in rows if r["round"] == "1"}

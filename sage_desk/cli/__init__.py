@@ -32,9 +32,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "label": ("label", "import human labels in bulk from CSV, as overrides"),
     "calibration": ("calibration", "judge vs human agreement per criterion; --calibrate MODEL with few-shot examples"),
     "export-calibration": ("export_calibration", "write a run's labelled items as a calibration set (jsonl, csv)"),
-    "import": ("import_conversations", "import production conversations (openai, tau2, events) into a run, placed on the SOP graph"),
+    "import": (
+        "import_conversations",
+        "import production conversations (openai, tau2, events) into a run, placed on the SOP graph",
+    ),
     "set-slot": ("set_slot", "set a slot of an imported conversation; its rules re-run"),
-    "export-results": ("export_results", "one record per conversation: ending, resolved, unsafe acts, every verdict (jsonl, csv)"),
+    "export-results": (
+        "export_results",
+        "one record per conversation: ending, resolved, unsafe acts, every verdict (jsonl, csv)",
+    ),
     "compare": ("compare", "compare two runs: metric deltas with paired intervals, flipped cases, --fail-on-regression"),
     "serve-tools": ("serve_tools", "serve a domain's sandboxed tools over MCP, for an agent with its own tool layer"),
     "replay": ("replay", "play one turn of a conversation again N times: how often the agent takes each action there"),
@@ -68,8 +74,10 @@ def _no_display() -> str | None:
 
     if sys.platform != "linux" or display_available() or expected_platform() not in ("xcb", "wayland"):
         return None
-    return (f"no display for the window (DISPLAY and WAYLAND_DISPLAY are unset): run `xvfb-run -a {_launcher()}`, "
-            "or set QT_QPA_PLATFORM (offscreen: draw nowhere); sub-commands need no display")
+    return (
+        f"no display for the window (DISPLAY and WAYLAND_DISPLAY are unset): run `xvfb-run -a {_launcher()}`, "
+        "or set QT_QPA_PLATFORM (offscreen: draw nowhere); sub-commands need no display"
+    )
 
 
 def _launcher() -> str:
@@ -89,10 +97,21 @@ def _launcher() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sage-desk", description="Test customer-service agents against SOPs.")
     parser.add_argument("--version", action="version", version=f"sage-desk {__version__}")
-    parser.add_argument("--screenshot", metavar="DIR", help="open the app offscreen, write one PNG per screen and dialog into DIR, exit")
-    parser.add_argument("--size", metavar="WxH", type=_window_size, default=None,
-                        help="with --screenshot: the screen size to draw every screen and dialog on (default 1440x900)")
-    parser.add_argument("--db", metavar="URL", help="database URL for the app, or for the command after it (default: your runs, else a copy of the sample runs; `sample`: the sample runs read-only)")
+    parser.add_argument(
+        "--screenshot", metavar="DIR", help="open the app offscreen, write one PNG per screen and dialog into DIR, exit"
+    )
+    parser.add_argument(
+        "--size",
+        metavar="WxH",
+        type=_window_size,
+        default=None,
+        help="with --screenshot: the screen size to draw every screen and dialog on (default 1440x900)",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="database URL for the app, or for the command after it (default: your runs, else a copy of the sample runs; `sample`: the sample runs read-only)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         mod = importlib.import_module(f"sage_desk.cli.{module}")

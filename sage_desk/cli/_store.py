@@ -14,11 +14,17 @@ if TYPE_CHECKING:
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS: a --db given before the command (`sage-desk --db sample report`) is not reset to None here
-    parser.add_argument("--db", metavar="URL", default=argparse.SUPPRESS, help="SQLAlchemy database URL or a SQLite file's path "
-                                                     "(default: the SQLite file in your data folder; `sample`: as --sample)")
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help="SQLAlchemy database URL or a SQLite file's path "
+        "(default: the SQLite file in your data folder; `sample`: as --sample)",
+    )
     if "--sample" not in parser._option_string_actions:  # `queue create --sample N` means a sample size: --db sample there
-        parser.add_argument("--sample", action="store_true",
-                            help="the shipped sample runs, read-only (every domain, five baseline agents)")
+        parser.add_argument(
+            "--sample", action="store_true", help="the shipped sample runs, read-only (every domain, five baseline agents)"
+        )
 
 
 def no_runs_hint() -> str:
@@ -48,7 +54,9 @@ def pick_run(store: Store, run_id: str | None) -> str:
             raise SageError(f"no runs yet in {store}; {no_runs_hint()}")
     record = store.get_run(run_id)  # raises StoreError when it does not exist
     if record.status == "failed" and record.total and record.counts.get("errored") == record.total:
-        print(f"sage-desk: run {run_id} failed: all {record.total} conversations errored; see why with "
-              f"`sage-desk conversations --run {run_id}`, play them again with `sage-desk run --resume {run_id}`",
-              file=sys.stderr)
+        print(
+            f"sage-desk: run {run_id} failed: all {record.total} conversations errored; see why with "
+            f"`sage-desk conversations --run {run_id}`, play them again with `sage-desk run --resume {run_id}`",
+            file=sys.stderr,
+        )
     return run_id

@@ -71,15 +71,32 @@ def run(args: argparse.Namespace) -> int:
         if args.source:
             sources = [s for s in sources if s == args.source]
         if not sources:
-            return fail(f"conversation {args.conversation} has no {args.criterion!r} verdict"
-                        + (f" from {args.source}" if args.source else ""), PROBLEMS)
-        store.add_overrides([NewOverride(args.conversation, args.criterion, s, human_passed=passed, human_score=score,
-                                         reason=args.reason.strip(), author=author, kind="adjudication")
-                             for s in sources])
+            return fail(
+                f"conversation {args.conversation} has no {args.criterion!r} verdict"
+                + (f" from {args.source}" if args.source else ""),
+                PROBLEMS,
+            )
+        store.add_overrides(
+            [
+                NewOverride(
+                    args.conversation,
+                    args.criterion,
+                    s,
+                    human_passed=passed,
+                    human_score=score,
+                    reason=args.reason.strip(),
+                    author=author,
+                    kind="adjudication",
+                )
+                for s in sources
+            ]
+        )
     except ValueError as exc:
         return fail(str(exc), USAGE)
     except SageError as exc:
         return fail(str(exc))
-    print(f"adjudicated {args.criterion} of {args.conversation}: {'pass' if passed else 'fail'} "
-          f"({len(sources)} verdict(s), by {author})")
+    print(
+        f"adjudicated {args.criterion} of {args.conversation}: {'pass' if passed else 'fail'} "
+        f"({len(sources)} verdict(s), by {author})"
+    )
     return OK

@@ -43,11 +43,21 @@ def render(result: Any) -> str:
     for c in result.criteria:
         pct = "–" if c.percent_agreement is None else f"{c.percent_agreement:.0%}"
         found = c.disagreements()
-        table.add_row(escape(c.criterion), escape(", ".join(c.reviewers)), str(c.n), pct, _num(c.kappa, True),
-                      _num(c.alpha, True), _num(c.alpha_interval, True), str(len(found)),
-                      str(sum(1 for d in found if d.adjudicated is None)))
-    note = ("n: items two or more reviewers labelled. kappa: Cohen's, when two reviewers labelled; "
-            "more than two: --format json lists every pair. alpha: Krippendorff's on pass/fail (and on scores).")
+        table.add_row(
+            escape(c.criterion),
+            escape(", ".join(c.reviewers)),
+            str(c.n),
+            pct,
+            _num(c.kappa, True),
+            _num(c.alpha, True),
+            _num(c.alpha_interval, True),
+            str(len(found)),
+            str(sum(1 for d in found if d.adjudicated is None)),
+        )
+    note = (
+        "n: items two or more reviewers labelled. kappa: Cohen's, when two reviewers labelled; "
+        "more than two: --format json lists every pair. alpha: Krippendorff's on pass/fail (and on scores)."
+    )
     lines = [_console_text(table) + note]
     found = result.disagreements()
     if found:

@@ -22,10 +22,16 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", metavar="RUN_ID", help="default: the latest run")
     parser.add_argument("--judge", metavar="SOURCE", help="only this judge (baseline:heuristic, judge:openai/gpt-4o-mini ...)")
     parser.add_argument("--format", choices=["table", "json"], default="table")
-    parser.add_argument("--calibrate", metavar="MODEL", help="few-shot calibrate this LLM judge on the labels and "
-                        "show agreement before and after on the held-out part (calls the model)")
+    parser.add_argument(
+        "--calibrate",
+        metavar="MODEL",
+        help="few-shot calibrate this LLM judge on the labels and "
+        "show agreement before and after on the held-out part (calls the model)",
+    )
     parser.add_argument("--api-base", metavar="URL", help="with --calibrate: an OpenAI-compatible server")
-    parser.add_argument("--per-class", type=int, default=2, metavar="N", help="with --calibrate: passing and failing examples per criterion")
+    parser.add_argument(
+        "--per-class", type=int, default=2, metavar="N", help="with --calibrate: passing and failing examples per criterion"
+    )
     parser.add_argument("--seed", type=int, default=0, help="with --calibrate: which train labels become examples")
     parser.add_argument("--concurrency", type=int, default=4)
     add_db_option(parser)
@@ -69,15 +75,27 @@ def render_report(report: Any, source: str | None) -> str:
             note = a.warning or ""
             if row.unscored:
                 note = f"{note}; {row.unscored} unscored".lstrip("; ")
-            table.add_row(escape(row.criterion), str(a.n), _pct(a.accuracy), _kappa(a.kappa), _pct(a.true_pass_rate),
-                          _pct(a.true_fail_rate), f"{c.tp} {c.fp} {c.fn} {c.tn}", escape(note))
+            table.add_row(
+                escape(row.criterion),
+                str(a.n),
+                _pct(a.accuracy),
+                _kappa(a.kappa),
+                _pct(a.true_pass_rate),
+                _pct(a.true_fail_rate),
+                f"{c.tp} {c.fp} {c.fn} {c.tn}",
+                escape(note),
+            )
         parts.append(table)
-    footer = (f"true pass: of what humans passed, the share the judge passed; true fail: the same for fails. "
-              f"Figures need {MIN_LABELS}+ labels of both classes.")
+    footer = (
+        f"true pass: of what humans passed, the share the judge passed; true fail: the same for fails. "
+        f"Figures need {MIN_LABELS}+ labels of both classes."
+    )
     text = _console_text(*parts) + footer + "\n"
     if report.disputed:
-        text += (f"{report.disputed} labelled criterion(s) left out: reviewers disagree and no one has adjudicated "
-                 "(`sage-desk adjudicate` lists them).\n")
+        text += (
+            f"{report.disputed} labelled criterion(s) left out: reviewers disagree and no one has adjudicated "
+            "(`sage-desk adjudicate` lists them).\n"
+        )
     return text + _render_disagreements(report.disagreements(source))
 
 
@@ -88,7 +106,7 @@ def _render_disagreements(found: list[Any]) -> str:
     for item in found[:SHOWN_DISAGREEMENTS]:
         judge = "pass" if item.judge_passed else "fail"
         human = "pass" if item.label.passed else "fail"
-        why = f"  \"{item.label.reason}\"" if item.label.reason else ""
+        why = f'  "{item.label.reason}"' if item.label.reason else ""
         lines.append(f"  {item.conversation_id} ({item.case_id})  {item.criterion}  {item.source}: {judge} -> {human}{why}")
     if len(found) > SHOWN_DISAGREEMENTS:
         lines.append(f"  ... and {len(found) - SHOWN_DISAGREEMENTS} more (--format json lists them all)")
@@ -100,24 +118,37 @@ def render_calibration(result: Any) -> str:
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=escape(f"Calibrating {result.model}: {len(result.selection.examples)} example(s) from "
-                               f"{len(result.train_conversations)} train conversation(s); measured on "
-                               f"{len(result.heldout_conversations)} held-out"), title_justify="left")
+    table = Table(
+        title=escape(
+            f"Calibrating {result.model}: {len(result.selection.examples)} example(s) from "
+            f"{len(result.train_conversations)} train conversation(s); measured on "
+            f"{len(result.heldout_conversations)} held-out"
+        ),
+        title_justify="left",
+    )
     for header in ("criterion", "examples", "n", "accuracy before", "after", "kappa before", "after ", "note"):
         table.add_column(header, justify="left" if header in ("criterion", "note") else "right")
     for row in result.rows:
         note = row.after.warning or ""
         if row.dropped:
             note = f"{note}; {row.dropped} unscored, left out".lstrip("; ")
-        table.add_row(escape(row.criterion), "yes" if row.calibrated else "no", str(row.after.n),
-                      _pct(row.before.accuracy), _pct(row.after.accuracy), _kappa(row.before.kappa),
-                      _kappa(row.after.kappa), escape(note))
-    pooled = f"all held-out labels: accuracy {_pct(result.before.accuracy)} -> {_pct(result.after.accuracy)}, " \
-             f"kappa {_kappa(result.before.kappa)} -> {_kappa(result.after.kappa)}"
+        table.add_row(
+            escape(row.criterion),
+            "yes" if row.calibrated else "no",
+            str(row.after.n),
+            _pct(row.before.accuracy),
+            _pct(row.after.accuracy),
+            _kappa(row.before.kappa),
+            _kappa(row.after.kappa),
+            escape(note),
+        )
+    pooled = (
+        f"all held-out labels: accuracy {_pct(result.before.accuracy)} -> {_pct(result.after.accuracy)}, "
+        f"kappa {_kappa(result.before.kappa)} -> {_kappa(result.after.kappa)}"
+    )
     origin = "stored verdicts of this judge" if result.before_from == "stored" else "this judge without examples, judged now"
     skipped = "".join(f"\nno examples for {c}: {why}" for c, why in result.selection.skipped.items())
-    return (_console_text(table) + pooled + f"\nbefore = {origin}; {result.calls} call(s), ${result.cost_usd:.4f}"
-            + skipped + "\n")
+    return _console_text(table) + pooled + f"\nbefore = {origin}; {result.calls} call(s), ${result.cost_usd:.4f}" + skipped + "\n"
 
 
 def _calibrate(args: argparse.Namespace, store: Store, run_id: str) -> Any:
@@ -125,11 +156,24 @@ def _calibrate(args: argparse.Namespace, store: Store, run_id: str) -> Any:
 
     from sage_desk.core.calibration import calibrate
 
-    with Progress(TextColumn("judging held-out conversations"), BarColumn(), MofNCompleteColumn(),
-                  disable=args.format == "json" or not sys.stderr.isatty(), console=None) as bar:
+    with Progress(
+        TextColumn("judging held-out conversations"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        disable=args.format == "json" or not sys.stderr.isatty(),
+        console=None,
+    ) as bar:
         task = bar.add_task("calibrate", total=None)
-        return calibrate(store, run_id, args.calibrate, api_base=args.api_base, per_class=args.per_class, seed=args.seed,
-                         concurrency=args.concurrency, on_progress=lambda done, total: bar.update(task, completed=done, total=total))
+        return calibrate(
+            store,
+            run_id,
+            args.calibrate,
+            api_base=args.api_base,
+            per_class=args.per_class,
+            seed=args.seed,
+            concurrency=args.concurrency,
+            on_progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,10 +22,18 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_b", nargs="?", metavar="RUN_B", help="the run after (default: the latest run)")
     parser.add_argument("--format", choices=["table", "json", "html"], default="table")
     parser.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
-    parser.add_argument("--fail-on-regression", action="store_true",
-                        help="exit 1 when a metric of RUN_B is worse than RUN_A's beyond its interval and threshold")
-    parser.add_argument("--threshold", action="append", default=[], metavar="METRIC=VALUE",
-                        help="the worsening a metric may show beyond its interval (repeatable; 'off' to not gate it)")
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when a metric of RUN_B is worse than RUN_A's beyond its interval and threshold",
+    )
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="METRIC=VALUE",
+        help="the worsening a metric may show beyond its interval (repeatable; 'off' to not gate it)",
+    )
     parser.add_argument("--resamples", type=int, default=None, metavar="N", help="bootstrap resamples of cases (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (same data and seed: same intervals)")
     add_db_option(parser)
@@ -87,9 +95,11 @@ def render_table(data: dict[str, Any]) -> str:
 
     buffer = io.StringIO()
     console = Console(file=buffer, width=160, force_terminal=False, highlight=False)
-    console.print(f"Run {data['a']['run']} (before) vs {data['b']['run']} (after): after - before, "
-                  f"paired {data['confidence']:.0%} interval over cases ({data['resamples']} resamples, seed {data['seed']})",
-                  markup=False)
+    console.print(
+        f"Run {data['a']['run']} (before) vs {data['b']['run']} (after): after - before, "
+        f"paired {data['confidence']:.0%} interval over cases ({data['resamples']} resamples, seed {data['seed']})",
+        markup=False,
+    )
     for text in data["stamp_differences"] or ["same inputs: the stamps match"]:
         console.print(f"  {text}", markup=False)
     for pair in data["pairs"]:
@@ -112,15 +122,28 @@ def _print_pair(console: Any, pair: dict[str, Any]) -> None:
     for m in pair["metrics"]:
         if m["delta"] is None and m["a"] is None and m["b"] is None:
             continue  # a judge metric with no judge on either side
-        table.add_row(m["metric"], fmt(m["a"]), fmt(m["b"]), delta_text(m["delta"]), interval_text(m["interval"]),
-                      fmt(m["threshold"]), m["verdict"])
+        table.add_row(
+            m["metric"],
+            fmt(m["a"]),
+            fmt(m["b"]),
+            delta_text(m["delta"]),
+            interval_text(m["interval"]),
+            fmt(m["threshold"]),
+            m["verdict"],
+        )
     console.print(table)
-    rates = [f"{side} {pair[f'flip_rate_{key}']:.0%}" for side, key in (("before", "a"), ("after", "b"))
-             if pair[f"flip_rate_{key}"] is not None]
+    rates = [
+        f"{side} {pair[f'flip_rate_{key}']:.0%}"
+        for side, key in (("before", "a"), ("after", "b"))
+        if pair[f"flip_rate_{key}"] is not None
+    ]
     if rates:
         console.print(f"cases flipping across repeats: {', '.join(rates)}", markup=False)
     console.print(f"flipped cases: {len(pair['flips'])}", markup=False)
     for f in pair["flips"]:
         kinds = f" ({', '.join(f['catastrophic'])})" if f["catastrophic"] else ""
-        console.print(f"  {f['case_id']:<10} {f['kind']}{kinds}  passed {f['a_passed']} -> {f['b_passed']}  "
-                      f"before {' '.join(f['a_conversations'])}  after {' '.join(f['b_conversations'])}", markup=False)
+        console.print(
+            f"  {f['case_id']:<10} {f['kind']}{kinds}  passed {f['a_passed']} -> {f['b_passed']}  "
+            f"before {' '.join(f['a_conversations'])}  after {' '.join(f['b_conversations'])}",
+            markup=False,
+        )

@@ -28,14 +28,19 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--failed", action="store_true", help="only conversations with a failed rule, or that errored")
     parser.add_argument("--case", metavar="CASE_ID", action="append", help="only this case (repeatable)")
     parser.add_argument("--agent", metavar="MODEL", action="append", help="only this agent, by spec or display name (repeatable)")
-    parser.add_argument("--format", choices=["text", "json", "ids"], default="text",
-                        help="text: a table fitted to the terminal; json: every failed verdict; ids: one id a line")
+    parser.add_argument(
+        "--format",
+        choices=["text", "json", "ids"],
+        default="text",
+        help="text: a table fitted to the terminal; json: every failed verdict; ids: one id a line",
+    )
     add_db_option(parser)
     parser.set_defaults(handler=run)
 
 
-def listing(store: Store, run_id: str, cases: list[str] | None = None, agents: list[str] | None = None,
-            failed_only: bool = False) -> list[dict[str, Any]]:
+def listing(
+    store: Store, run_id: str, cases: list[str] | None = None, agents: list[str] | None = None, failed_only: bool = False
+) -> list[dict[str, Any]]:
     """The run's conversations (in case, agent, repeat order) as plain records, narrowed as asked.
 
     A case or agent the run does not have is a SageError naming the ones it has (a typo, not an empty list).
@@ -56,10 +61,22 @@ def listing(store: Store, run_id: str, cases: list[str] | None = None, agents: l
         rows = [r for r in rows if table.agents[r] in agents]
     errored = any(table.statuses[r] == "errored" for r in rows)
     errors = {c.id: c.error for c in store.conversations(run_id, status="errored")} if errored else {}
-    return [{"id": table.ids[r], "run": run_id, "case": table.case_ids[r], "agent": table.agents[r], "agent_name": names[table.agents[r]],
-             "repeat": table.repeats[r], "bucket": table.buckets[r] or None, "status": table.statuses[r],
-             "ending": table.endings[r], "failed": _rules_first(table.failing[r]), "error": errors.get(table.ids[r])}
-            for r in rows]
+    return [
+        {
+            "id": table.ids[r],
+            "run": run_id,
+            "case": table.case_ids[r],
+            "agent": table.agents[r],
+            "agent_name": names[table.agents[r]],
+            "repeat": table.repeats[r],
+            "bucket": table.buckets[r] or None,
+            "status": table.statuses[r],
+            "ending": table.endings[r],
+            "failed": _rules_first(table.failing[r]),
+            "error": errors.get(table.ids[r]),
+        }
+        for r in rows
+    ]
 
 
 def _rules_first(criteria: tuple[str, ...]) -> list[str]:
@@ -119,7 +136,10 @@ def run(args: argparse.Namespace) -> int:
         from sage_desk.core.agents.display import legend
 
         names = {r["agent"]: r["agent_name"] for r in records}
-        print("".join(f"{line}\n" for line in legend(names)) +
-              f"{len(records)} conversation(s) of run {run_id}, {failures} with a failed rule or an error; "
-              f"open one with: sage-desk show ID", file=sys.stderr)
+        print(
+            "".join(f"{line}\n" for line in legend(names))
+            + f"{len(records)} conversation(s) of run {run_id}, {failures} with a failed rule or an error; "
+            f"open one with: sage-desk show ID",
+            file=sys.stderr,
+        )
     return OK

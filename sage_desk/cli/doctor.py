@@ -27,10 +27,14 @@ from sage_desk.cli._store import add_db_option
 PROBE_TIMEOUT_S = 30
 KEYRING_TIMEOUT_S = 3
 MIN_PYTHON = (3, 11)
-QT_LIBS_HINT = ("install Qt's system libraries: apt-get install libglib2.0-0 libgl1 libegl1 libxkbcommon0 "
-                "libfontconfig1 libfreetype6 libdbus-1-3 fonts-dejavu-core")
-XCB_LIBS_HINT = ("for a window on X11 also: apt-get install libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 "
-                 "libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxcb-randr0 libx11-xcb1")
+QT_LIBS_HINT = (
+    "install Qt's system libraries: apt-get install libglib2.0-0 libgl1 libegl1 libxkbcommon0 "
+    "libfontconfig1 libfreetype6 libdbus-1-3 fonts-dejavu-core"
+)
+XCB_LIBS_HINT = (
+    "for a window on X11 also: apt-get install libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 "
+    "libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxcb-randr0 libx11-xcb1"
+)
 
 
 @dataclass(frozen=True)
@@ -46,12 +50,18 @@ class Check:
 def register(parser: argparse.ArgumentParser) -> None:
     add_db_option(parser)
     parser.add_argument("--probe-platform", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--run", metavar="RUN_ID",
-                        help="check one run instead: finished conversations without a transcript are set back to "
-                             "pending, for `sage-desk run --resume RUN_ID` to play again")
-    parser.add_argument("--agent", metavar="SPEC",
-                        help="check one agent under test instead: an HTTP agent (http://…) or a Python agent "
-                             "(python:module:factory) answers one opening with an assistant message")
+    parser.add_argument(
+        "--run",
+        metavar="RUN_ID",
+        help="check one run instead: finished conversations without a transcript are set back to "
+        "pending, for `sage-desk run --resume RUN_ID` to play again",
+    )
+    parser.add_argument(
+        "--agent",
+        metavar="SPEC",
+        help="check one agent under test instead: an HTTP agent (http://…) or a Python agent "
+        "(python:module:factory) answers one opening with an assistant message",
+    )
     parser.add_argument("--domain", default="northline", help="with --agent: the domain whose opening and tools it is sent")
     parser.add_argument("--tools-server", metavar="URL", help="with --agent: the serve-tools URL it calls its tools through")
     add_agent_options(parser)
@@ -92,8 +102,12 @@ def check_agent(args: argparse.Namespace) -> int:
     except SageError as exc:
         return fail(str(exc))
     result = probe_agent(split_named(args.agent)[1], bundle, spec.agent_settings())
-    check = Check("agent", "ok" if result.ok else "fail", result.detail,
-                  "" if result.ok else "see docs/your-agent.md (Test your own agent) for what an agent is sent and answers")
+    check = Check(
+        "agent",
+        "ok" if result.ok else "fail",
+        result.detail,
+        "" if result.ok else "see docs/your-agent.md (Test your own agent) for what an agent is sent and answers",
+    )
     print(format_check(check))
     return OK if result.ok else PROBLEMS
 
@@ -107,16 +121,31 @@ def format_check(check: Check) -> str:
 def run_checks(db_url: str | None = None) -> list[Check]:
     """Every check, in the order a stuck user needs them."""
     steps: list[Callable[[], Check]] = [
-        check_python, check_qt, check_platform, check_fonts, lambda: check_database(db_url),
-        check_keyring, check_litellm, check_domains, check_sample_runs, check_docs, check_data_folder,
+        check_python,
+        check_qt,
+        check_platform,
+        check_fonts,
+        lambda: check_database(db_url),
+        check_keyring,
+        check_litellm,
+        check_domains,
+        check_sample_runs,
+        check_docs,
+        check_data_folder,
     ]
     checks = []
     for step in steps:
         try:
             checks.append(step())
         except Exception as exc:  # a check that crashes is itself the finding
-            checks.append(Check(getattr(step, "__name__", "check"), "fail", f"{type(exc).__name__}: {exc}",
-                                "please report this with the output of `sage-desk doctor`"))
+            checks.append(
+                Check(
+                    getattr(step, "__name__", "check"),
+                    "fail",
+                    f"{type(exc).__name__}: {exc}",
+                    "please report this with the output of `sage-desk doctor`",
+                )
+            )
     return checks
 
 
@@ -161,10 +190,13 @@ def expected_platform() -> str:
 def check_platform() -> Check:
     platform = expected_platform()
     if platform in ("xcb", "wayland") and not display_available():
-        return Check("display", "warn", f"no display (DISPLAY and WAYLAND_DISPLAY unset): the window cannot open "
-                     f"(Qt would use {platform})",
-                     "run it on a desktop, or under `xvfb-run -a sage-desk`; `sage-desk --screenshot DIR` and every "
-                     "sub-command work without a display")
+        return Check(
+            "display",
+            "warn",
+            f"no display (DISPLAY and WAYLAND_DISPLAY unset): the window cannot open (Qt would use {platform})",
+            "run it on a desktop, or under `xvfb-run -a sage-desk`; `sage-desk --screenshot DIR` and every "
+            "sub-command work without a display",
+        )
     code, output = _run_probe()
     if code == 0 and output.startswith("platform "):
         return Check("display", "ok", f"Qt platform plugin {output.split()[1]!r} loads")
@@ -175,8 +207,10 @@ def check_platform() -> Check:
 def _platform_hint(platform: str, output: str) -> str:
     if "could not connect to display" in output or "Failed to create wl_display" in output:
         shown = os.environ.get("WAYLAND_DISPLAY") if platform == "wayland" else os.environ.get("DISPLAY")
-        return (f"no display server answers at {shown!r}: check that your desktop session runs and the variable is "
-                "right, or unset it and use `sage-desk --screenshot DIR`")
+        return (
+            f"no display server answers at {shown!r}: check that your desktop session runs and the variable is "
+            "right, or unset it and use `sage-desk --screenshot DIR`"
+        )
     if "no Qt platform plugin could be initialized" in output and platform not in ("xcb", "wayland"):
         return f"QT_QPA_PLATFORM={platform} names no installed plugin: unset it, or use xcb, wayland or offscreen"
     return XCB_LIBS_HINT if platform == "xcb" else QT_LIBS_HINT
@@ -187,8 +221,9 @@ def _run_probe() -> tuple[int, str]:
 
     base = [sys.executable] if is_bundled() else [sys.executable, "-m", "sage_desk"]
     try:
-        done = subprocess.run([*base, "doctor", "--probe-platform"], capture_output=True, text=True,
-                              timeout=PROBE_TIMEOUT_S, check=False)
+        done = subprocess.run(
+            [*base, "doctor", "--probe-platform"], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False
+        )
     except subprocess.TimeoutExpired:
         return -1, f"no answer within {PROBE_TIMEOUT_S} s"
     return done.returncode, (done.stdout.strip() + "\n" + done.stderr.strip()).strip()
@@ -215,8 +250,12 @@ def check_fonts() -> Check:
         _app = QApplication([sys.argv[0], "-platform", "offscreen"])  # kept alive for the query
     families = QFontDatabase.families()
     if not families:
-        return Check("fonts", "fail", "no fonts found: every text would be drawn as empty boxes",
-                     "install a font package: apt-get install fonts-dejavu-core")
+        return Check(
+            "fonts",
+            "fail",
+            "no fonts found: every text would be drawn as empty boxes",
+            "install a font package: apt-get install fonts-dejavu-core",
+        )
     default = QFontDatabase.systemFont(QFontDatabase.SystemFont.GeneralFont).family()
     return Check("fonts", "ok", f"{len(families)} families, default {default!r}")
 
@@ -235,8 +274,9 @@ def check_database(db_url: str | None) -> Check:
     shown = url.render_as_string(hide_password=True)
     if is_sqlite(url) and url.database and not Path(url.database).is_file():
         if db_url is None:
-            return Check("database", "ok", f"{shown} not created yet: the first run creates it "
-                         "(until then the app shows the sample runs)")
+            return Check(
+                "database", "ok", f"{shown} not created yet: the first run creates it (until then the app shows the sample runs)"
+            )
         return Check("database", "fail", f"{shown}: no such file", "check the path in --db, or leave --db out")
     try:
         engine = make_engine(url)
@@ -248,8 +288,12 @@ def check_database(db_url: str | None) -> Check:
             engine.dispose()
     except (SQLAlchemyError, ImportError) as exc:
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
-        return Check("database", "fail", f"{shown} cannot be opened: {reason}",
-                     "check the URL, that the server runs and its driver is installed (psycopg for PostgreSQL)")
+        return Check(
+            "database",
+            "fail",
+            f"{shown} cannot be opened: {reason}",
+            "check the URL, that the server runs and its driver is installed (psycopg for PostgreSQL)",
+        )
     if damaged is not None:
         return Check(damaged.name, damaged.status, f"{shown}: {damaged.detail}", damaged.hint)
     return _schema_check(shown, revision, head_revision())
@@ -269,8 +313,10 @@ def repair_run(db_url: str | None, run_id: str) -> int:
     if not found:
         print(f"ok    run {run_id}: every finished conversation has its transcript")
         return OK
-    print(f"fixed run {run_id}: {len(found)} finished conversation(s) had no transcript ({', '.join(found[:5])}"
-          f"{', ...' if len(found) > 5 else ''}); they are pending again: play them with sage-desk run --resume {run_id}")
+    print(
+        f"fixed run {run_id}: {len(found)} finished conversation(s) had no transcript ({', '.join(found[:5])}"
+        f"{', ...' if len(found) > 5 else ''}); they are pending again: play them with sage-desk run --resume {run_id}"
+    )
     return PROBLEMS
 
 
@@ -286,8 +332,12 @@ def _integrity(conn: object, url: object) -> Check | None:
     found = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA integrity_check(5)")]
     if found == ["ok"]:
         return None
-    return Check("database", "fail", f"the file is damaged: {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""),
-                 "restore it from a backup; `sqlite3 FILE .recover` may save what is readable")
+    return Check(
+        "database",
+        "fail",
+        f"the file is damaged: {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""),
+        "restore it from a backup; `sqlite3 FILE .recover` may save what is readable",
+    )
 
 
 def _schema_check(shown: str, revision: str | None, head: str) -> Check:
@@ -304,10 +354,18 @@ def _schema_check(shown: str, revision: str | None, head: str) -> Check:
     except Exception:  # alembic raises several kinds for an unknown revision
         known = False
     if not known:
-        return Check("database", "fail", f"{shown} has schema {revision}, written by a newer SAGE Desk",
-                     "upgrade SAGE Desk, or point --db at another database")
-    return Check("database", "warn", f"{shown} has schema {revision}, this version writes {head}",
-                 "it is upgraded the next time SAGE Desk opens it; back it up first if older versions still use it")
+        return Check(
+            "database",
+            "fail",
+            f"{shown} has schema {revision}, written by a newer SAGE Desk",
+            "upgrade SAGE Desk, or point --db at another database",
+        )
+    return Check(
+        "database",
+        "warn",
+        f"{shown} has schema {revision}, this version writes {head}",
+        "it is upgraded the next time SAGE Desk opens it; back it up first if older versions still use it",
+    )
 
 
 # --- keys and models ------------------------------------------------------------------------------
@@ -321,8 +379,10 @@ def check_keyring() -> Check:
         return Check("keyring", "fail", f"keyring does not load: {exc}", "reinstall SAGE Desk")
     backend = keyring.get_keyring()
     name = f"{type(backend).__module__.removeprefix('keyring.backends.')}.{type(backend).__name__}"
-    no_keyring_hint = ("keys still work as environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY ...); to keep them "
-                       "in Runs > API Keys, install and unlock a Secret Service keyring (GNOME Keyring, KWallet)")
+    no_keyring_hint = (
+        "keys still work as environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY ...); to keep them "
+        "in Runs > API Keys, install and unlock a Secret Service keyring (GNOME Keyring, KWallet)"
+    )
     if isinstance(backend, fail.Keyring) or getattr(backend, "priority", 1) <= 0:
         return Check("keyring", "warn", f"no usable keyring (backend {name})", no_keyring_hint)
     error = _read_probe(backend)
@@ -351,8 +411,12 @@ def _read_probe(backend: object) -> str | None:
 def check_litellm() -> Check:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     if os.environ["LITELLM_LOCAL_MODEL_COST_MAP"].lower() != "true":
-        return Check("litellm", "fail", "LITELLM_LOCAL_MODEL_COST_MAP is not True: importing litellm would go online",
-                     "unset LITELLM_LOCAL_MODEL_COST_MAP (SAGE Desk sets it) or set it to True")
+        return Check(
+            "litellm",
+            "fail",
+            "LITELLM_LOCAL_MODEL_COST_MAP is not True: importing litellm would go online",
+            "unset LITELLM_LOCAL_MODEL_COST_MAP (SAGE Desk sets it) or set it to True",
+        )
     from sage_desk.core.llm.client import load_litellm
 
     started = time.perf_counter()
@@ -363,13 +427,21 @@ def check_litellm() -> Check:
     seconds = time.perf_counter() - started
     prices = len(getattr(litellm, "model_cost", {}) or {})
     if prices == 0:
-        return Check("litellm", "fail", "imported, but its price map is empty",
-                     "the bundled model_prices_and_context_window_backup.json is missing: reinstall")
+        return Check(
+            "litellm",
+            "fail",
+            "imported, but its price map is empty",
+            "the bundled model_prices_and_context_window_backup.json is missing: reinstall",
+        )
     tokenizers = Path(os.environ.get("TIKTOKEN_CACHE_DIR", ""))
     detail = f"{_version('litellm')} imported offline in {seconds:.1f} s, prices for {prices:,} models"
     if not (tokenizers.is_dir() and any(tokenizers.iterdir())):
-        return Check("litellm", "warn", f"{detail}; no bundled tokenizer files",
-                     "token counting would download encodings: reinstall SAGE Desk")
+        return Check(
+            "litellm",
+            "warn",
+            f"{detail}; no bundled tokenizer files",
+            "token counting would download encodings: reinstall SAGE Desk",
+        )
     return Check("litellm", "ok", detail)
 
 
@@ -390,8 +462,11 @@ def check_domains() -> Check:
 
     domains = shipped_domains()
     if not domains:
-        hint = ("SAGE_DESK_SOPS points at a folder with no domains" if os.environ.get("SAGE_DESK_SOPS")
-                else "the installation is incomplete: reinstall, or set SAGE_DESK_SOPS to a folder of domains")
+        hint = (
+            "SAGE_DESK_SOPS points at a folder with no domains"
+            if os.environ.get("SAGE_DESK_SOPS")
+            else "the installation is incomplete: reinstall, or set SAGE_DESK_SOPS to a folder of domains"
+        )
         return Check("domains", "fail", f"no domain folders in {sops_dir()}", hint)
     return Check("domains", "ok", f"{len(domains)} in {sops_dir()}: {', '.join(d.name for d in domains)}")
 
@@ -401,8 +476,12 @@ def check_sample_runs() -> Check:
 
     sample = sample_runs_dir() / "sample.db"
     if not sample.is_file():
-        return Check("sample runs", "warn", f"{sample} missing: the app opens with no runs to show",
-                     "start a run (Runs screen or `sage-desk run`), or reinstall")
+        return Check(
+            "sample runs",
+            "warn",
+            f"{sample} missing: the app opens with no runs to show",
+            "start a run (Runs screen or `sage-desk run`), or reinstall",
+        )
     return Check("sample runs", "ok", f"{sample} ({sample.stat().st_size / 1e6:.1f} MB)")
 
 
@@ -411,8 +490,12 @@ def check_docs() -> Check:
 
     docs = sorted(docs_dir().glob("*.md"))
     if not docs:
-        return Check("docs", "warn", f"no documentation in {docs_dir()}: Help > Documentation has nothing to open",
-                     "reinstall, or read the docs/ folder of the source repository")
+        return Check(
+            "docs",
+            "warn",
+            f"no documentation in {docs_dir()}: Help > Documentation has nothing to open",
+            "reinstall, or read the docs/ folder of the source repository",
+        )
     return Check("docs", "ok", f"{len(docs)} pages in {docs_dir()}")
 
 

@@ -15,10 +15,17 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", metavar="RUN_ID", help="default: the latest run")
     parser.add_argument("--format", choices=["jsonl", "csv"], help="default: from --out's extension, else jsonl")
     parser.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
-    parser.add_argument("--events", action="store_true",
-                        help="(jsonl) each record also carries its events: `sage-desk import --format events` reads them back")
-    parser.add_argument("--verdicts", choices=["columns", "json", "both"], default="columns",
-                        help="(csv) columns: a value and a source column per criterion; json: every verdict in one JSON cell; both")
+    parser.add_argument(
+        "--events",
+        action="store_true",
+        help="(jsonl) each record also carries its events: `sage-desk import --format events` reads them back",
+    )
+    parser.add_argument(
+        "--verdicts",
+        choices=["columns", "json", "both"],
+        default="columns",
+        help="(csv) columns: a value and a source column per criterion; json: every verdict in one JSON cell; both",
+    )
     add_db_option(parser)
     parser.set_defaults(handler=run)
 

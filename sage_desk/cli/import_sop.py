@@ -24,14 +24,21 @@ from sage_desk.core.errors import InputError, SageError
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", metavar="TEXT", help="the SOP as Markdown or plain text (.md, .txt)")
-    parser.add_argument("--domain", required=True, metavar="DIR", help="a domain folder or a shipped domain's name (its tools are matched)")
+    parser.add_argument(
+        "--domain", required=True, metavar="DIR", help="a domain folder or a shipped domain's name (its tools are matched)"
+    )
     parser.add_argument("--model", required=True, metavar="MODEL", help="a litellm model, e.g. openai/gpt-4o-mini")
     parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for the model (Ollama, vLLM ...)")
     parser.add_argument("--out", required=True, metavar="FILE", help="where to write the drafted graph (YAML)")
     parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     parser.add_argument("--attempts", type=int, default=3, metavar="N", help="requests per draft, repairs included (default 3)")
-    parser.add_argument("--section-chars", type=int, default=None, metavar="N",
-                        help="draft documents longer than this in sections (default 8000 characters)")
+    parser.add_argument(
+        "--section-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="draft documents longer than this in sections (default 8000 characters)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -52,8 +59,13 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         print_problems(exc.problems)
         return PROBLEMS
-    options = DraftOptions(model=args.model, api_base=args.api_base, max_attempts=args.attempts,
-                           section_chars=args.section_chars or DEFAULT_SECTION_CHARS, title=f"Drafted from {Path(args.text).name}")
+    options = DraftOptions(
+        model=args.model,
+        api_base=args.api_base,
+        max_attempts=args.attempts,
+        section_chars=args.section_chars or DEFAULT_SECTION_CHARS,
+        title=f"Drafted from {Path(args.text).name}",
+    )
     return _draft_and_write(text, domain, options, out)
 
 
@@ -77,12 +89,16 @@ def _draft_and_write(text, domain, options, out: Path) -> int:
         paths = f", {len(enumerate_paths(graph))} paths"
     except SageError:
         paths = ""
-    print(f"wrote {out}: {len(graph.nodes)} nodes, {len(graph.edges)} edges{paths} "
-          f"({result.sections} section(s), {result.requests} request(s), {result.tokens} tokens, ${result.cost_usd:.4f})",
-          file=sys.stderr)
+    print(
+        f"wrote {out}: {len(graph.nodes)} nodes, {len(graph.edges)} edges{paths} "
+        f"({result.sections} section(s), {result.requests} request(s), {result.tokens} tokens, ${result.cost_usd:.4f})",
+        file=sys.stderr,
+    )
     for item in result.unmatched:
-        print(f"unmatched action: node {item.node!r} calls {item.tool!r}, which {domain.name} has no tool for "
-              f"(source: {item.cite!r})")
+        print(
+            f"unmatched action: node {item.node!r} calls {item.tool!r}, which {domain.name} has no tool for "
+            f"(source: {item.cite!r})"
+        )
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print_problems(problems)

@@ -12,12 +12,21 @@ from sage_desk.core.errors import InputError, SageError
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", metavar="RUN_ID", help="default: the latest run")
-    parser.add_argument("--from", dest="source", required=True, metavar="CSV",
-                        help="columns conversation, criterion, value (pass/fail, 0-1 or 7/10), reason, author; "
-                             "optional source (one judge), tags (failure modes, ;-separated), corrected_reply; "
-                             "every row is checked before any is written")
-    parser.add_argument("--author", metavar="NAME", help="author of rows that leave it empty "
-                        "(default: your reviewer profile, `sage-desk reviewer set NAME`; never the login name)")
+    parser.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        metavar="CSV",
+        help="columns conversation, criterion, value (pass/fail, 0-1 or 7/10), reason, author; "
+        "optional source (one judge), tags (failure modes, ;-separated), corrected_reply; "
+        "every row is checked before any is written",
+    )
+    parser.add_argument(
+        "--author",
+        metavar="NAME",
+        help="author of rows that leave it empty "
+        "(default: your reviewer profile, `sage-desk reviewer set NAME`; never the login name)",
+    )
     add_db_option(parser)
     parser.set_defaults(handler=run)
 

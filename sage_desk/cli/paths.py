@@ -51,7 +51,9 @@ def run(args: argparse.Namespace) -> int:
     for p in paths:
         print(f"{p.id}  ->  {p.outcome}")
         if p.assignments:
-            print("    when:    " + ", ".join(f"{k}={'|'.join(v) if isinstance(v, list) else v}" for k, v in p.assignments.items()))
+            print(
+                "    when:    " + ", ".join(f"{k}={'|'.join(v) if isinstance(v, list) else v}" for k, v in p.assignments.items())
+            )
         if p.actions:
             print("    actions: " + "; ".join(_describe(a) for a in p.actions))
     print(f"{len(paths)} path(s)")

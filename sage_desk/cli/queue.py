@@ -1,11 +1,11 @@
 """`sage-desk queue create|list|status|export`: review queues for a team of reviewers.
 
-    sage-desk queue create NAME [--run R ...] [--where COLUMN=VALUE ...] [--sample N --seed S]
-        [--order listed|random|disagree|uncertain] [--reviewer NAME ...] [--reviews N] [--blind]
-        [--criterion NAME ...]
-    sage-desk queue list
-    sage-desk queue status NAME [--format table|json]
-    sage-desk queue export NAME --out FILE [--format csv|jsonl]
+sage-desk queue create NAME [--run R ...] [--where COLUMN=VALUE ...] [--sample N --seed S]
+    [--order listed|random|disagree|uncertain] [--reviewer NAME ...] [--reviews N] [--blind]
+    [--criterion NAME ...]
+sage-desk queue list
+sage-desk queue status NAME [--format table|json]
+sage-desk queue export NAME --out FILE [--format csv|jsonl]
 """
 
 from __future__ import annotations
@@ -25,8 +25,25 @@ from sage_desk.core.errors import SageError
 if TYPE_CHECKING:
     from sage_desk.core.store import Store
 
-EXPORT_FIELDS = ("queue", "position", "conversation", "run", "case_id", "agent", "criterion", "source", "author",
-                 "kind", "value", "passed", "score", "tags", "corrected_reply", "reason", "labelled_at")
+EXPORT_FIELDS = (
+    "queue",
+    "position",
+    "conversation",
+    "run",
+    "case_id",
+    "agent",
+    "criterion",
+    "source",
+    "author",
+    "kind",
+    "value",
+    "passed",
+    "score",
+    "tags",
+    "corrected_reply",
+    "reason",
+    "labelled_at",
+)
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -34,12 +51,21 @@ def register(parser: argparse.ArgumentParser) -> None:
     create = sub.add_parser("create", help="make a queue from runs, a filter, a sample and an order")
     create.add_argument("name", help="letters, digits, '.', '-', '_'")
     create.add_argument("--run", action="append", metavar="RUN_ID", help="repeatable; default: the latest run")
-    create.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
-                        help="keep conversations with this value (agent, bucket, conflict, case_id, repeat, ...)")
+    create.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="COLUMN=VALUE",
+        help="keep conversations with this value (agent, bucket, conflict, case_id, repeat, ...)",
+    )
     create.add_argument("--sample", type=int, metavar="N", help="a random sample of N conversations (with --seed)")
     create.add_argument("--seed", type=int, default=0)
-    create.add_argument("--order", default="listed", choices=["listed", "random", "disagree", "uncertain"],
-                        help="disagree: judge and rules disagree first; uncertain: lowest judge confidence first")
+    create.add_argument(
+        "--order",
+        default="listed",
+        choices=["listed", "random", "disagree", "uncertain"],
+        help="disagree: judge and rules disagree first; uncertain: lowest judge confidence first",
+    )
     create.add_argument("--reviewer", action="append", default=[], metavar="NAME", help="assign a reviewer (repeatable)")
     create.add_argument("--reviews", type=int, default=1, metavar="N", help="reviewers per item (default 1)")
     create.add_argument("--blind", action="store_true", help="hide the judge and other labels until a reviewer has labelled")
@@ -70,11 +96,22 @@ def _create(args: argparse.Namespace, store: Store) -> int:
     selection = Selection(runs, parse_filters(args.where), args.sample, args.seed, args.order)
     ids = select_conversations(store, selection)
     creator = author_for(args.author) if args.author or reviewer_name() else ""
-    queue = create_queue(store, args.name, ids, reviewers=args.reviewer, reviews_per_item=args.reviews, blind=args.blind,
-                         criteria=args.criterion, selection=selection.to_dict(), created_by=creator)
+    queue = create_queue(
+        store,
+        args.name,
+        ids,
+        reviewers=args.reviewer,
+        reviews_per_item=args.reviews,
+        blind=args.blind,
+        criteria=args.criterion,
+        selection=selection.to_dict(),
+        created_by=creator,
+    )
     who = ", ".join(queue.reviewers) or "anyone"
-    print(f"queue {queue.name}: {queue.size} conversation(s) from {', '.join(runs)}, {queue.reviews_per_item} review(s) "
-          f"each, reviewers: {who}{', blind' if queue.blind else ''}")
+    print(
+        f"queue {queue.name}: {queue.size} conversation(s) from {', '.join(runs)}, {queue.reviews_per_item} review(s) "
+        f"each, reviewers: {who}{', blind' if queue.blind else ''}"
+    )
     return OK
 
 
@@ -85,8 +122,10 @@ def _list(store: Store) -> int:
     if not queues:
         print("No queues yet: sage-desk queue create NAME --run RUN_ID")
     for q in queues:
-        print(f"{q.name}  {progress(store, q.name).summary}  reviews {q.reviews_per_item}  "
-              f"reviewers {', '.join(q.reviewers) or 'anyone'}{'  blind' if q.blind else ''}")
+        print(
+            f"{q.name}  {progress(store, q.name).summary}  reviews {q.reviews_per_item}  "
+            f"reviewers {', '.join(q.reviewers) or 'anyone'}{'  blind' if q.blind else ''}"
+        )
     return OK
 
 
@@ -98,8 +137,10 @@ def _status(args: argparse.Namespace, store: Store) -> int:
         print(json.dumps(state.to_dict(), indent=2))
         return OK
     data = state.to_dict()
-    print(f"queue {args.name}: {state.summary} ({state.queue.reviews_per_item} review(s) per item"
-          f"{', blind' if state.queue.blind else ''})")
+    print(
+        f"queue {args.name}: {state.summary} ({state.queue.reviews_per_item} review(s) per item"
+        f"{', blind' if state.queue.blind else ''})"
+    )
     for reviewer, counts in data["reviewers"].items():
         print(f"  {reviewer or '(no name)'}: {counts['labelled']} labelled, {counts['skipped']} skipped")
     for cid, who in data["flagged"].items():
@@ -124,13 +165,32 @@ def export_rows(store: Store, name: str) -> list[dict[str, Any]]:
     rows = []
     for position, cid in enumerate(ids):
         c = convos[cid]
-        base = dict.fromkeys(EXPORT_FIELDS, None) | {"queue": name, "position": position, "conversation": cid,
-                                                     "run": c.run_id, "case_id": c.case_id, "agent": c.agent}
+        base = dict.fromkeys(EXPORT_FIELDS, None) | {
+            "queue": name,
+            "position": position,
+            "conversation": cid,
+            "run": c.run_id,
+            "case_id": c.case_id,
+            "agent": c.agent,
+        }
         labels = by_conversation.get(cid, [])
-        rows += [base | {"criterion": o.criterion, "source": o.source, "author": o.author, "kind": o.kind,
-                         "value": o.human_value, "passed": o.human_passed, "score": o.human_score,
-                         "tags": list(o.tags or []), "corrected_reply": o.corrected_reply, "reason": o.reason,
-                         "labelled_at": o.created_at.isoformat()} for o in labels] or [base]
+        rows += [
+            base
+            | {
+                "criterion": o.criterion,
+                "source": o.source,
+                "author": o.author,
+                "kind": o.kind,
+                "value": o.human_value,
+                "passed": o.human_passed,
+                "score": o.human_score,
+                "tags": list(o.tags or []),
+                "corrected_reply": o.corrected_reply,
+                "reason": o.reason,
+                "labelled_at": o.created_at.isoformat(),
+            }
+            for o in labels
+        ] or [base]
     return rows
 
 

@@ -15,8 +15,13 @@ from sage_desk.core.errors import SageError
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("conversation", metavar="CONVERSATION_ID")
-    parser.add_argument("--from-turn", type=int, required=True, metavar="T",
-                        help="the customer turn whose agent answer is played again (1 = the answer to the opening)")
+    parser.add_argument(
+        "--from-turn",
+        type=int,
+        required=True,
+        metavar="T",
+        help="the customer turn whose agent answer is played again (1 = the answer to the opening)",
+    )
     parser.add_argument("--times", type=int, default=20, metavar="N", help="how many times to play it (default 20)")
     parser.add_argument("--agent", metavar="MODEL", help="another agent to put at the fork (default: the conversation's own)")
     parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for the agent (default: the run's)")
@@ -55,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
         settings = _settings(args, spec)
         make = agent_maker(model, args.api_base or spec.api_base_for("agent"), settings)
         seed = args.seed if args.seed is not None else (convo.seed or 0)
-        result = asyncio.run(replay(convo.id, case, bundle, store.events(convo.id), args.from_turn, args.times, make, model, seed))
+        result = asyncio.run(
+            replay(convo.id, case, bundle, store.events(convo.id), args.from_turn, args.times, make, model, seed)
+        )
     except ValueError as exc:  # a bad --agent-prompt, --agent-param or --agent-header
         return fail(str(exc), getattr(exc, "code", USAGE))
     except SageError as exc:
@@ -63,8 +70,10 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2))
         return OK
-    print(f"{result.conversation}  case {result.case_id}  agent {result.agent}: turn {result.from_turn} played "
-          f"{result.times} times (originally: {result.original})")
+    print(
+        f"{result.conversation}  case {result.case_id}  agent {result.agent}: turn {result.from_turn} played "
+        f"{result.times} times (originally: {result.original})"
+    )
     for row in result.actions():
         lo, hi = row["interval"]
         mark = "  <- original" if row["original"] else ""

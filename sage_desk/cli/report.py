@@ -29,11 +29,18 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", metavar="RUN_ID", action="append", help="run id, repeatable (default: the latest run)")
     parser.add_argument("--format", choices=["table", "json", "csv", "html"], default="table")
     parser.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
-    parser.add_argument("--view", choices=["default", "sage"], default="default",
-                        help="sage: add SAGE's weighted score as a labelled extra column")
-    parser.add_argument("--wide", action="store_true",
-                        help="the table: one row per model with every column at full width, however wide (default: fit "
-                             "COLUMNS or the terminal, else 100 columns; one row per metric when the models' rows do not fit)")
+    parser.add_argument(
+        "--view",
+        choices=["default", "sage"],
+        default="default",
+        help="sage: add SAGE's weighted score as a labelled extra column",
+    )
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="the table: one row per model with every column at full width, however wide (default: fit "
+        "COLUMNS or the terminal, else 100 columns; one row per metric when the models' rows do not fit)",
+    )
     add_db_option(parser)
     parser.set_defaults(handler=run)
 
@@ -81,8 +88,10 @@ def _stamps(store: Store, run_ids: list[str]) -> dict[str, Any]:
     if len(run_ids) == 1:
         return {"stamp": stamps[run_ids[0]]}
     first = run_ids[0]
-    return {"stamp": stamps, "stamp_differences": {r: [d["text"] for d in stamp_differences(stamps[first], stamps[r])]
-                                                   for r in run_ids[1:]}}
+    return {
+        "stamp": stamps,
+        "stamp_differences": {r: [d["text"] for d in stamp_differences(stamps[first], stamps[r])] for r in run_ids[1:]},
+    }
 
 
 def _num(value: float, digits: int = 2) -> str:
@@ -113,7 +122,9 @@ def _fmt(key: str, value: Any, row: dict[str, Any]) -> str:
             return "-"
         ci = row.get("unsafe_actions_ci")
         interval = _span(ci[0], ci[1], show=_count) if ci else None
-        return f"{value:g}/{row['adversarial_cases']:g} {row.get('unsafe_band') or ''}".strip() + (f" ({interval})" if interval else "")
+        return f"{value:g}/{row['adversarial_cases']:g} {row.get('unsafe_band') or ''}".strip() + (
+            f" ({interval})" if interval else ""
+        )
     if key == "cost_per_1k_usd":
         return _num(value)
     if isinstance(value, float):
@@ -124,8 +135,7 @@ def _fmt(key: str, value: Any, row: dict[str, Any]) -> str:
     return str(value)
 
 
-def render_table(report: dict[str, Any], sage_view: bool, width: int | None = None,
-                 names: dict[str, str] | None = None) -> str:
+def render_table(report: dict[str, Any], sage_view: bool, width: int | None = None, names: dict[str, str] | None = None) -> str:
     """The report as text fitted to `width` columns (None: one row per model, as wide as its columns).
 
     Models go by their display names (`names`: spec -> name given with the run, else a short form;
@@ -138,7 +148,9 @@ def render_table(report: dict[str, Any], sage_view: bool, width: int | None = No
 
     names = display_names([row["agent"] for row in report["models"]], names)
     cols = terminal_columns(sage_view)
-    cells = [[names[row["agent"]] if key == "agent" else _fmt(key, row.get(key), row) for key, _ in cols] for row in report["models"]]
+    cells = [
+        [names[row["agent"]] if key == "agent" else _fmt(key, row.get(key), row) for key, _ in cols] for row in report["models"]
+    ]
     longest = _longest_words([c[1] for c in cols], cells)
     buffer = io.StringIO()
     console = Console(file=buffer, width=width or 10_000, force_terminal=False)
@@ -167,9 +179,11 @@ def render_table(report: dict[str, Any], sage_view: bool, width: int | None = No
 def _title(report: dict[str, Any], width: int | None) -> str:
     """One line: the run, what a cell holds, no composite score; shorter forms where the width is narrow."""
     run = ", ".join(report["run"]) if isinstance(report["run"], list) else report["run"]
-    forms = [f"Run {run}: medians over repeats [min-max] (95% interval over cases); no composite score",
-             f"{run}: median [min-max of repeats] (95% interval); no composite score",
-             f"{run}: median [min-max] (95% CI); no composite score"]
+    forms = [
+        f"Run {run}: medians over repeats [min-max] (95% interval over cases); no composite score",
+        f"{run}: median [min-max of repeats] (95% interval); no composite score",
+        f"{run}: median [min-max] (95% CI); no composite score",
+    ]
     fitting = next((f for f in forms if width is None or len(f) <= width), None)
     return fitting or _wrapped([forms[-1]], width).rstrip("\n")  # narrower than any one-line form: wrapped
 
@@ -184,8 +198,9 @@ def _endpoint_lines(report: dict[str, Any]) -> list[str]:
             lat = f.get("latency_ms")
             latency = f"latency mean {lat['mean']:g} / median {lat['median']:g} / p95 {lat['p95']:g} ms" if lat else "no answer"
             where = f"run {run}: " if run else ""
-            lines.append(f"{where}endpoint {url}: {f['requests']} requests, {f['errors']} errors, "
-                         f"taken out {f['taken_out']}x; {latency}")
+            lines.append(
+                f"{where}endpoint {url}: {f['requests']} requests, {f['errors']} errors, taken out {f['taken_out']}x; {latency}"
+            )
     return lines
 
 
@@ -197,8 +212,11 @@ def _imported_lines(report: dict[str, Any]) -> list[str]:
 
 def _unjudged_lines(report: dict[str, Any]) -> list[str]:
     """Finished conversations still missing verdicts: counted and named, never silently averaged over."""
-    return [f"run {run}: {n} finished conversation(s) still lack rule or judge verdicts and are left out of what "
-            f"they lack; `sage-desk run --resume {run}` judges them" for run, n in (report.get("unjudged") or {}).items()]
+    return [
+        f"run {run}: {n} finished conversation(s) still lack rule or judge verdicts and are left out of what "
+        f"they lack; `sage-desk run --resume {run}` judges them"
+        for run, n in (report.get("unjudged") or {}).items()
+    ]
 
 
 def _by_metric(labels: list[str], cells: list[list[str]], width: int) -> Any:
@@ -224,7 +242,7 @@ def _by_metric(labels: list[str], cells: list[list[str]], width: int) -> Any:
     blocks, start = [], 0
     while start < len(cells):
         end = start + 1  # at least one model a block, even when it alone is wider than `width`
-        while end < len(cells) and 1 + label_width + sum(widths[start:end + 1]) <= width:
+        while end < len(cells) and 1 + label_width + sum(widths[start : end + 1]) <= width:
             end += 1
         blocks.append(block(cells[start:end]))
         start = end
@@ -233,8 +251,9 @@ def _by_metric(labels: list[str], cells: list[list[str]], width: int) -> Any:
 
 def _longest_words(headers: list[str], rows: list[list[str]]) -> list[int]:
     """Per column, its longest word: the narrowest it can be without cutting one (a table adds 3 a column and 1)."""
-    return [max((len(w) for text in (h, *(r[i] for r in rows)) for w in str(text).split()), default=1)
-            for i, h in enumerate(headers)]
+    return [
+        max((len(w) for text in (h, *(r[i] for r in rows)) for w in str(text).split()), default=1) for i, h in enumerate(headers)
+    ]
 
 
 def _wrapped(lines: list[str], width: int | None) -> str:
@@ -247,13 +266,13 @@ def _wrapped(lines: list[str], width: int | None) -> str:
 
 
 def _noise_lines(models: list[dict[str, Any]], names: dict[str, str] | None = None) -> list[str]:
-    """"within noise" marks, one line per column: the pairs of models whose intervals overlap there."""
+    """ "within noise" marks, one line per column: the pairs of models whose intervals overlap there."""
     headers = dict(terminal_columns(sage_view=False))
     names = names or {}
     pairs: dict[str, list[str]] = {}
     for i, row in enumerate(models):
         for key, others in (row.get("within_noise") or {}).items():
-            later = [o for o in others if any(m["agent"] == o for m in models[i + 1:])]
+            later = [o for o in others if any(m["agent"] == o for m in models[i + 1 :])]
             pairs.setdefault(key, []).extend(f"{names.get(row['agent'], row['agent'])} ~ {names.get(o, o)}" for o in later)
     return [f"within noise on {headers.get(key, key)}: {', '.join(found)}" for key, found in pairs.items() if found]
 
@@ -265,8 +284,12 @@ def _stamp_lines(report: dict[str, Any], names: dict[str, str] | None = None) ->
     def shown(stamp: Any) -> str:
         if not names or not isinstance(stamp, dict):
             return describe(stamp)
-        models = [{**m, "name": names[m["name"]], "parameters": None if "?" in m["name"] else m.get("parameters")}
-                  if m.get("role") == "agent" and m.get("name") in names else m for m in stamp.get("models") or []]
+        models = [
+            {**m, "name": names[m["name"]], "parameters": None if "?" in m["name"] else m.get("parameters")}
+            if m.get("role") == "agent" and m.get("name") in names
+            else m
+            for m in stamp.get("models") or []
+        ]
         return describe({**stamp, "models": models})
 
     stamp = report.get("stamp")

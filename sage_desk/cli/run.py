@@ -18,44 +18,96 @@ if TYPE_CHECKING:
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--domain", help="domain name under sops/ (northline) or a folder")
-    parser.add_argument("--agent", action="append", default=[], metavar="[NAME=]MODEL",
-                        help="agent under test, repeatable: baseline:oracle|complier|escalator, any litellm model, "
-                             "http://host:port/path (an agent behind HTTP) or python:module:factory (docs/your-agent.md); "
-                             "NAME= gives it the short name reports show (careful=baseline:imperfect?act=0.9)")
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="[NAME=]MODEL",
+        help="agent under test, repeatable: baseline:oracle|complier|escalator, any litellm model, "
+        "http://host:port/path (an agent behind HTTP) or python:module:factory (docs/your-agent.md); "
+        "NAME= gives it the short name reports show (careful=baseline:imperfect?act=0.9)",
+    )
     add_agent_options(parser)
-    parser.add_argument("--tools-server", metavar="URL",
-                        help="an HTTP agent with its own tool layer calls the domain's tools at this sage-desk serve-tools URL")
-    parser.add_argument("--user", default="scripted", metavar="MODEL", help="customer simulator: scripted (no LLM) or a litellm model")
-    parser.add_argument("--judge", action="append", default=[], metavar="MODEL",
-                        help="judge model, repeatable: a litellm model, baseline:heuristic, or none")
-    parser.add_argument("--repeats", type=int, default=3, metavar="N",
-                        help="plays of each case per agent (default 3: metrics take the median of three, as SupportAgentBench)")
+    parser.add_argument(
+        "--tools-server",
+        metavar="URL",
+        help="an HTTP agent with its own tool layer calls the domain's tools at this sage-desk serve-tools URL",
+    )
+    parser.add_argument(
+        "--user", default="scripted", metavar="MODEL", help="customer simulator: scripted (no LLM) or a litellm model"
+    )
+    parser.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        metavar="MODEL",
+        help="judge model, repeatable: a litellm model, baseline:heuristic, or none",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        metavar="N",
+        help="plays of each case per agent (default 3: metrics take the median of three, as SupportAgentBench)",
+    )
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--workers", type=int, default=1, metavar="N",
-                        help="spread conversations over N processes (for fast local servers, where one process is CPU-bound)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="spread conversations over N processes (for fast local servers, where one process is CPU-bound)",
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--api-base", action="append", metavar="URL",
-                        help="OpenAI-compatible server for model calls (Ollama, vLLM ...); repeat it (or A,B) to spread "
-                             "calls over several replicas: each goes to the least busy one that is up")
-    parser.add_argument("--user-api-base", action="append", metavar="URL",
-                        help="the customer simulator's own server(s), repeatable; 'default': its provider's")
-    parser.add_argument("--judge-api-base", action="append", metavar="URL",
-                        help="the judges' own server(s), repeatable; 'default': their provider's")
-    parser.add_argument("--endpoint-concurrency", type=int, metavar="N",
-                        help="at most N requests in flight to any one endpoint (default: no cap beyond --concurrency)")
+    parser.add_argument(
+        "--api-base",
+        action="append",
+        metavar="URL",
+        help="OpenAI-compatible server for model calls (Ollama, vLLM ...); repeat it (or A,B) to spread "
+        "calls over several replicas: each goes to the least busy one that is up",
+    )
+    parser.add_argument(
+        "--user-api-base",
+        action="append",
+        metavar="URL",
+        help="the customer simulator's own server(s), repeatable; 'default': its provider's",
+    )
+    parser.add_argument(
+        "--judge-api-base",
+        action="append",
+        metavar="URL",
+        help="the judges' own server(s), repeatable; 'default': their provider's",
+    )
+    parser.add_argument(
+        "--endpoint-concurrency",
+        type=int,
+        metavar="N",
+        help="at most N requests in flight to any one endpoint (default: no cap beyond --concurrency)",
+    )
     parser.add_argument("--cases", metavar="ID,ID", help="only these case ids")
     parser.add_argument("--suite", metavar="FILE", help="a case suite other than the domain's cases.jsonl")
-    parser.add_argument("--resume", metavar="RUN_ID",
-                        help="finish a run: play its unfinished and errored conversations, judge its unjudged ones, "
-                             "taking back what dead processes held; refused while another live process plays it "
-                             "('run R is being played by process P on host H since ...') unless --join is given too")
-    parser.add_argument("--join", metavar="RUN_ID", nargs="?", const=JOIN_RESUMED,
-                        help="take a share of a run other processes or machines may be playing too (one PostgreSQL "
-                             "database): claim conversations nobody plays, a few at a time, until none is left; "
-                             "errored ones are left to --resume. With --resume RUN_ID, plain --join resumes alongside "
-                             "the processes playing it")
-    parser.add_argument("--create-only", action="store_true",
-                        help="create the run and print its id without playing it (then: sage-desk run --join RUN_ID)")
+    parser.add_argument(
+        "--resume",
+        metavar="RUN_ID",
+        help="finish a run: play its unfinished and errored conversations, judge its unjudged ones, "
+        "taking back what dead processes held; refused while another live process plays it "
+        "('run R is being played by process P on host H since ...') unless --join is given too",
+    )
+    parser.add_argument(
+        "--join",
+        metavar="RUN_ID",
+        nargs="?",
+        const=JOIN_RESUMED,
+        help="take a share of a run other processes or machines may be playing too (one PostgreSQL "
+        "database): claim conversations nobody plays, a few at a time, until none is left; "
+        "errored ones are left to --resume. With --resume RUN_ID, plain --join resumes alongside "
+        "the processes playing it",
+    )
+    parser.add_argument(
+        "--create-only",
+        action="store_true",
+        help="create the run and print its id without playing it (then: sage-desk run --join RUN_ID)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_db_option(parser)
     parser.set_defaults(handler=run)
@@ -66,11 +118,22 @@ def _spec(args: argparse.Namespace) -> Any:
 
     judges = [j for j in args.judge if j != "none"]
     agents, names = _named_agents(args.agent)
-    spec = RunSpec(domain=args.domain, agents=agents, agent_names=names or None, user=args.user, judges=judges, repeats=args.repeats,
-                   concurrency=args.concurrency, seed=args.seed, api_base=_bases(args.api_base),
-                   user_api_base=_bases(args.user_api_base), judge_api_base=_bases(args.judge_api_base),
-                   endpoint_concurrency=args.endpoint_concurrency,
-                   cases=args.cases.split(",") if args.cases else None, suite=args.suite)
+    spec = RunSpec(
+        domain=args.domain,
+        agents=agents,
+        agent_names=names or None,
+        user=args.user,
+        judges=judges,
+        repeats=args.repeats,
+        concurrency=args.concurrency,
+        seed=args.seed,
+        api_base=_bases(args.api_base),
+        user_api_base=_bases(args.user_api_base),
+        judge_api_base=_bases(args.judge_api_base),
+        endpoint_concurrency=args.endpoint_concurrency,
+        cases=args.cases.split(",") if args.cases else None,
+        suite=args.suite,
+    )
     apply_agent_options(spec, args)
     spec.tools_server = args.tools_server
     return spec
@@ -128,8 +191,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return fail(str(exc), getattr(exc, "code", USAGE))
     if args.resume and (given(args) or args.tools_server):
-        return fail("--resume plays with the run's own prompt, parameters, headers and tools server: "
-                    "leave the --agent-* options out (a new run takes new ones)", USAGE)
+        return fail(
+            "--resume plays with the run's own prompt, parameters, headers and tools server: "
+            "leave the --agent-* options out (a new run takes new ones)",
+            USAGE,
+        )
     from sqlalchemy.exc import SQLAlchemyError
 
     try:
@@ -165,12 +231,14 @@ def _execute(args: argparse.Namespace, store: Store) -> int:
         run_id = runner.create(spec)
         if args.create_only:
             store.set_run_status(run_id, "interrupted")  # nobody plays it yet: it waits for joiners
-            print(f"created run {run_id}; play it from any machine with: sage-desk run --join {run_id} --db URL",
-                  file=sys.stderr)
+            print(f"created run {run_id}; play it from any machine with: sage-desk run --join {run_id} --db URL", file=sys.stderr)
             print(run_id)
             return OK
-    print(f"run {run_id}: {spec.domain}, agents {', '.join(spec.agents)}, user {spec.user}, "
-          f"judges {', '.join(spec.judges) or 'none'}, {spec.repeats} repeat(s)", file=sys.stderr)
+    print(
+        f"run {run_id}: {spec.domain}, agents {', '.join(spec.agents)}, user {spec.user}, "
+        f"judges {', '.join(spec.judges) or 'none'}, {spec.repeats} repeat(s)",
+        file=sys.stderr,
+    )
     try:
         with bar:
             progress = asyncio.run(runner.execute(run_id, join=bool(args.join), retry_errored=args.retry_errored))
@@ -184,8 +252,10 @@ def _execute(args: argparse.Namespace, store: Store) -> int:
             print(line, file=sys.stderr)
     left = progress.errored + progress.unfinished + progress.unjudged
     if left:
-        print(f"not complete: play the errored, unfinished and unjudged conversations again with: "
-              f"sage-desk run --resume {run_id}", file=sys.stderr)
+        print(
+            f"not complete: play the errored, unfinished and unjudged conversations again with: sage-desk run --resume {run_id}",
+            file=sys.stderr,
+        )
     print(run_id)
     return OK if left == 0 else PROBLEMS
 
@@ -227,9 +297,15 @@ class _ProgressBar:
         if not self.quiet:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-            self._bar = Progress(TextColumn("conversations"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[errors]} errors  ${task.fields[cost]:.4f}"),
-                                 TimeElapsedColumn(), TimeRemainingColumn(), transient=False)
+            self._bar = Progress(
+                TextColumn("conversations"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[errors]} errors  ${task.fields[cost]:.4f}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                transient=False,
+            )
             self._bar.__enter__()
             self._task = self._bar.add_task("run", total=None, errors=0, cost=0.0)
         return self
@@ -240,5 +316,6 @@ class _ProgressBar:
 
     def update(self, progress: Any) -> None:
         if self._bar is not None:
-            self._bar.update(self._task, total=progress.total, completed=progress.done,
-                             errors=progress.errored, cost=progress.cost_usd)
+            self._bar.update(
+                self._task, total=progress.total, completed=progress.done, errors=progress.errored, cost=progress.cost_usd
+            )

@@ -18,8 +18,12 @@ HEADERS = ("run", "domain", "conversations", "status", "created", "agents")
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=["text", "json"], default="text",
-                        help="text: a table fitted to the terminal; json: every run with its agents' specs and names")
+    parser.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="text: a table fitted to the terminal; json: every run with its agents' specs and names",
+    )
     add_db_option(parser)
     parser.set_defaults(handler=run)
 
@@ -29,10 +33,16 @@ def record_of(run: RunRecord) -> dict[str, Any]:
     from sage_desk.core.agents.display import names_for_runs
 
     names = names_for_runs([run.config])
-    return {"id": run.id, "domain": run.domain, "status": run.status.value, "created": run.created_at.isoformat(timespec="seconds"),
-            "conversations": sum(run.counts.values()), "by_status": dict(sorted(run.counts.items())),
-            "agents": [{"spec": spec, "name": name} for spec, name in names.items()],
-            "imported": bool(run.config.get("imported"))}
+    return {
+        "id": run.id,
+        "domain": run.domain,
+        "status": run.status.value,
+        "created": run.created_at.isoformat(timespec="seconds"),
+        "conversations": sum(run.counts.values()),
+        "by_status": dict(sorted(run.counts.items())),
+        "agents": [{"spec": spec, "name": name} for spec, name in names.items()],
+        "imported": bool(run.config.get("imported")),
+    }
 
 
 def render_text(records: list[dict[str, Any]], width: int) -> str:
@@ -49,8 +59,11 @@ def render_text(records: list[dict[str, Any]], width: int) -> str:
     for record, row in zip(records, cells, strict=True):
         names = [a["name"] for a in record["agents"]] or ["imported" if record["imported"] else "-"]
         # counts right-aligned, the rest left
-        lines.append("  ".join(c.rjust(w) if i == 2 else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
-                     + "  " + _fit(names, room))
+        lines.append(
+            "  ".join(c.rjust(w) if i == 2 else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+            + "  "
+            + _fit(names, room)
+        )
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 

@@ -16,9 +16,13 @@ from sage_desk.core.errors import SageError
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("conversation", metavar="CONVERSATION_ID", nargs="?",
-                        help="a conversation id (`sage-desk conversations` lists them) or an imported conversation's id "
-                             "in its file (task34-t0), or leave it out and name --case")
+    parser.add_argument(
+        "conversation",
+        metavar="CONVERSATION_ID",
+        nargs="?",
+        help="a conversation id (`sage-desk conversations` lists them) or an imported conversation's id "
+        "in its file (task34-t0), or leave it out and name --case",
+    )
     parser.add_argument("--case", metavar="CASE_ID", help="the conversation of this case (in --run, default the latest run)")
     parser.add_argument("--run", metavar="RUN_ID", help="with --case: the run (default: the latest)")
     parser.add_argument("--agent", metavar="MODEL", help="with --case: the agent, when the run has several")
@@ -70,13 +74,18 @@ def _find(store, args: argparse.Namespace) -> str | None:
         return found[0].id
     if not found:
         narrowed = "".join(f" {k} {v}" for k, v in filters.items())
-        raise SageError(f"no conversation of case {args.case!r}{narrowed} in run {run_id}; list them with: "
-                        f"sage-desk conversations --run {run_id}")
+        raise SageError(
+            f"no conversation of case {args.case!r}{narrowed} in run {run_id}; list them with: "
+            f"sage-desk conversations --run {run_id}"
+        )
     ids = {c.id for c in found}
     records = [r for r in listing(store, run_id, [args.case], [args.agent] if args.agent else None) if r["id"] in ids]
     print(render_text(records, output_width()), end="", file=sys.stderr)
-    print(f"sage-desk: {len(found)} conversations of case {args.case!r} in run {run_id}: give one id, "
-          "or narrow with --agent and --repeat", file=sys.stderr)
+    print(
+        f"sage-desk: {len(found)} conversations of case {args.case!r} in run {run_id}: give one id, "
+        "or narrow with --agent and --repeat",
+        file=sys.stderr,
+    )
     return None
 
 
@@ -113,8 +122,16 @@ def run(args: argparse.Namespace) -> int:
     except SageError as exc:
         return fail(str(exc))
     if args.format == "json":
-        print(json.dumps({"conversation": convo.model_dump(mode="json"), "events": [e.model_dump(mode="json") for e in events],
-                          "verdicts": [v.model_dump(mode="json") for v in verdicts]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "conversation": convo.model_dump(mode="json"),
+                    "events": [e.model_dump(mode="json") for e in events],
+                    "verdicts": [v.model_dump(mode="json") for v in verdicts],
+                },
+                indent=2,
+            )
+        )
         return OK
     print(_header(convo))
     print("-" * 100)

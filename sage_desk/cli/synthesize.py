@@ -22,10 +22,16 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("domain", metavar="DOMAIN", help="a domain folder or the name of a shipped one (northline)")
     parser.add_argument("--per-path", type=int, default=1, metavar="N", help="cases per path (default 1)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed; the same seed writes the same bytes")
-    parser.add_argument("--strategy", choices=STRATEGIES, default="path-coverage",
-                        help="case selection: path-coverage (default: N cases per path), intent-balanced (as many "
-                             "cases spread evenly over the intents) or mixed (every path once, the rest intent-balanced)")
-    parser.add_argument("--out", metavar="FILE", help=f"where to write (default: DOMAIN/{DEFAULT_NAME}; never cases.jsonl unless named)")
+    parser.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="path-coverage",
+        help="case selection: path-coverage (default: N cases per path), intent-balanced (as many "
+        "cases spread evenly over the intents) or mixed (every path once, the rest intent-balanced)",
+    )
+    parser.add_argument(
+        "--out", metavar="FILE", help=f"where to write (default: DOMAIN/{DEFAULT_NAME}; never cases.jsonl unless named)"
+    )
     parser.set_defaults(handler=run)
 
 

@@ -11,8 +11,9 @@ from sage_desk.core.locations import resolve_domain_dir
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="a domain folder or name (northline), a sop.yaml, a domain.yaml or a cases.jsonl")
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="a domain folder or name (northline), a sop.yaml, a domain.yaml or a cases.jsonl"
+    )
     parser.set_defaults(handler=run)
 
 

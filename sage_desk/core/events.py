@@ -145,6 +145,7 @@ class Recorder(Protocol):
     def append_many(self, conversation_id: str, events: list[Event]) -> None:
         """Append events in order (the engine flushes after every step of the conversation)."""
 
-    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
-               events: list[Event] | None = None) -> None:
+    def finish(
+        self, conversation_id: str, reason: TerminationReason, error: str | None = None, events: list[Event] | None = None
+    ) -> None:
         """Mark the conversation finished (or errored); `events` is the whole record, for totals."""

@@ -45,8 +45,15 @@ def _pluck(items: Json, *fields: str) -> list[Json]:
 
 
 _COMPARE: dict[str, Callable[[Json, Json], bool]] = {
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-    "in": lambda a, b: a in b, "startswith": lambda a, b: str(a).startswith(str(b))}
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "in": lambda a, b: a in b,
+    "startswith": lambda a, b: str(a).startswith(str(b)),
+}
 
 
 def _where(items: Json, field: str, op: str, value: Json) -> list[Json]:
@@ -63,10 +70,20 @@ def _hours_between(start: Json, end: Json) -> float:
 
 
 FUNCTIONS: dict[str, Callable[..., Json]] = {
-    "len": len, "lower": lambda s: str(s).lower(), "upper": lambda s: str(s).upper(),
-    "str": str, "int": int, "float": float, "abs": abs, "min": min, "max": max, "round": round,
+    "len": len,
+    "lower": lambda s: str(s).lower(),
+    "upper": lambda s: str(s).upper(),
+    "str": str,
+    "int": int,
+    "float": float,
+    "abs": abs,
+    "min": min,
+    "max": max,
+    "round": round,
     # over the records a conversation read (one pass over data already in memory: bounded by it)
-    "pluck": _pluck, "where": _where, "hours_between": _hours_between,
+    "pluck": _pluck,
+    "where": _where,
+    "hours_between": _hours_between,
     "keys": lambda d: list(d) if isinstance(d, dict) else [],
     "subset": lambda a, b: all(x in _list(b) for x in _list(a)),
     "starting": lambda items, prefix: [x for x in _list(items) if str(x).startswith(str(prefix))],
@@ -121,13 +138,25 @@ def _modulo(a: Json, b: Json) -> Json:
 
 
 OPERATORS: dict[type[ast.AST], Callable[[Json, Json], Json]] = {
-    **simpleeval.DEFAULT_OPERATORS, ast.Pow: _power, ast.Mult: _multiply, ast.LShift: _shift, ast.Mod: _modulo,
+    **simpleeval.DEFAULT_OPERATORS,
+    ast.Pow: _power,
+    ast.Mult: _multiply,
+    ast.LShift: _shift,
+    ast.Mod: _modulo,
 }
 _FOLDABLE = (ast.Pow, ast.Mult, ast.LShift, ast.Add, ast.Sub)
 _NOT_ALLOWED = {
-    ast.Lambda: "lambda", ast.NamedExpr: "namedexpr", ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yieldfrom",
-    ast.ListComp: "a comprehension", ast.SetComp: "a comprehension", ast.DictComp: "a comprehension",
-    ast.GeneratorExp: "a comprehension", ast.JoinedStr: "an f-string", ast.FormattedValue: "an f-string",
+    ast.Lambda: "lambda",
+    ast.NamedExpr: "namedexpr",
+    ast.Await: "await",
+    ast.Yield: "yield",
+    ast.YieldFrom: "yieldfrom",
+    ast.ListComp: "a comprehension",
+    ast.SetComp: "a comprehension",
+    ast.DictComp: "a comprehension",
+    ast.GeneratorExp: "a comprehension",
+    ast.JoinedStr: "an f-string",
+    ast.FormattedValue: "an f-string",
 }
 
 
@@ -235,6 +264,5 @@ def evaluate(expr: str, names: Mapping[str, Json]) -> Json:
         return evaluator.eval(expr.strip())
     except simpleeval.NameNotDefined as exc:
         raise ExprError(f"in {expr!r}: {exc.name!r} is not defined") from None
-    except (simpleeval.InvalidExpression, KeyError, TypeError, ValueError, ZeroDivisionError,
-            AttributeError, IndexError) as exc:
+    except (simpleeval.InvalidExpression, KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError, IndexError) as exc:
         raise ExprError(f"in {expr!r}: {exc}") from None

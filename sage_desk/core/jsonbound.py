@@ -92,7 +92,7 @@ def open_text_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 return
             number += 1
             if number == 1 and raw.startswith(BOM):
-                raw = raw[len(BOM):]
+                raw = raw[len(BOM) :]
             if len(raw) > MAX_RECORD_BYTES and not raw.endswith(b"\n"):
                 _skip_rest_of_line(handle)
                 raise JsonProblem(number, 1, f"a line longer than {MAX_RECORD_BYTES // 1048576} MiB")
@@ -179,7 +179,7 @@ class _ChunkedText:
         if not raw:
             self.eof = True
             tail, self._pending = self._pending, b""
-            self.text = self.text[self.at:] + tail.decode("utf-8", errors="replace")
+            self.text = self.text[self.at :] + tail.decode("utf-8", errors="replace")
             self.at = 0
             return bool(tail)
         raw, self._pending = self._pending + raw, b""
@@ -189,14 +189,14 @@ class _ChunkedText:
         if cut > 0 and raw[cut - 1] >= 0xC0:
             cut -= 1
         raw, self._pending = raw[:cut], raw[cut:]
-        self.text = self.text[self.at:] + raw.decode("utf-8", errors="replace")
+        self.text = self.text[self.at :] + raw.decode("utf-8", errors="replace")
         self.at = 0
         return True
 
     def peek(self) -> str:
         while self.at >= len(self.text) and self._more():
             pass
-        return self.text[self.at:self.at + 1]
+        return self.text[self.at : self.at + 1]
 
     def advance(self, n: int) -> None:
         self.line += self.text.count("\n", self.at, self.at + n)
@@ -219,8 +219,9 @@ class _ChunkedText:
                     continue  # most likely cut off at the chunk's end: read on
                 if len(self.text) - self.at > MAX_RECORD_BYTES:
                     raise JsonProblem(self.line, 1, f"an item longer than {MAX_RECORD_BYTES // 1048576} MiB") from None
-                raise JsonProblem(self.line + self.text.count("\n", self.at, exc.pos), exc.colno,
-                                  f"not JSON: {exc.msg}") from None
+                raise JsonProblem(
+                    self.line + self.text.count("\n", self.at, exc.pos), exc.colno, f"not JSON: {exc.msg}"
+                ) from None
             except RecursionError:
                 raise JsonProblem(self.line, 1, f"nested too deeply (at most {MAX_DEPTH} levels)") from None
             except ValueError as exc:
@@ -239,5 +240,5 @@ def load_document(path: str | Path, max_bytes: int = 512 * 1024 * 1024) -> Json:
         raise JsonProblem(1, 1, f"larger than {max_bytes // 1048576} MiB")
     raw = file.read_bytes()
     if raw.startswith(BOM):
-        raw = raw[len(BOM):]
+        raw = raw[len(BOM) :]
     return loads(raw.decode("utf-8", errors="replace"))

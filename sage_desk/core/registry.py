@@ -31,8 +31,9 @@ class DuplicateNameError(SageError, ValueError):
 class Registry(Generic[T]):
     """Plug-ins of one kind by name, in registration order."""
 
-    def __init__(self, kind: str, load: Callable[[], object] | None = None,
-                 error: type[UnknownNameError] = UnknownNameError) -> None:
+    def __init__(
+        self, kind: str, load: Callable[[], object] | None = None, error: type[UnknownNameError] = UnknownNameError
+    ) -> None:
         """`kind` names the plug-ins in messages ("baseline agent"); `load` registers the shipped ones;
         `error` is the `UnknownNameError` subclass a miss raises, for callers that tell kinds apart."""
         self.kind = kind

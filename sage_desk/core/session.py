@@ -33,13 +33,21 @@ def judge_prompt_hash() -> str:
     from sage_desk.core.engine.stamps import content_hash
     from sage_desk.core.judge import llm_judge, rubric
 
-    return content_hash({"system": llm_judge.JUDGE_SYSTEM, "user": llm_judge.JUDGE_USER,
-                         "examples": llm_judge.EXAMPLES_HEADER, "say": rubric.SAY_RUBRIC,
-                         "criteria": [[c.name, c.rubric] for c in rubric.CRITERIA], "pass": rubric.PASS_THRESHOLD})
+    return content_hash(
+        {
+            "system": llm_judge.JUDGE_SYSTEM,
+            "user": llm_judge.JUDGE_USER,
+            "examples": llm_judge.EXAMPLES_HEADER,
+            "say": rubric.SAY_RUBRIC,
+            "criteria": [[c.name, c.rubric] for c in rubric.CRITERIA],
+            "pass": rubric.PASS_THRESHOLD,
+        }
+    )
 
 
-def build_runner(store: Store, spec: RunSpec, on_progress: Callable[[Progress], None] | None = None,
-                 workers: int = 1, **settings: Any) -> Runner:
+def build_runner(
+    store: Store, spec: RunSpec, on_progress: Callable[[Progress], None] | None = None, workers: int = 1, **settings: Any
+) -> Runner:
     """A runner for `spec` on `store`, as `sage-desk run` and the app build it: batched writes through
     the store's link, the rule engine then the spec's judges storing verdicts as conversations
     finish, and the judge's prompt hash in the run's stamp. `settings` tune the batched writes
@@ -47,13 +55,17 @@ def build_runner(store: Store, spec: RunSpec, on_progress: Callable[[Progress], 
     from sage_desk.core.scoring.hooks import VerdictHooks
     from sage_desk.core.store.batch import StoreLink
 
-    return Runner(store, on_progress=on_progress, workers=workers, link=StoreLink.of(store, **settings),
-                  post_factory=VerdictHooks(tuple(spec.judges), spec.api_base_for("judge")),
-                  judge_prompt=judge_prompt_hash())
+    return Runner(
+        store,
+        on_progress=on_progress,
+        workers=workers,
+        link=StoreLink.of(store, **settings),
+        post_factory=VerdictHooks(tuple(spec.judges), spec.api_base_for("judge")),
+        judge_prompt=judge_prompt_hash(),
+    )
 
 
-def check_spec(spec: RunSpec, agent_options: dict[str, Any] | None = None,
-               user_options: dict[str, Any] | None = None) -> None:
+def check_spec(spec: RunSpec, agent_options: dict[str, Any] | None = None, user_options: dict[str, Any] | None = None) -> None:
     """Refuse a run that cannot start, before anything is stored: an agent, customer or judge name
     nobody registered raises `UnknownNameError` (listing what exists), a model with no API key
     anywhere raises `RunError` naming the variable to set."""
@@ -87,9 +99,11 @@ def check_model_name(name: str) -> None:
     name sent to an --api-base of the user's pass.)"""
     head = name.split("/", 1)[0]
     if ":" in head:
-        raise UnknownModelError(f"unknown model {name!r}: ours are baseline:… and the scripted customer, "
-                                f"LLMs provider/model (e.g. openai/gpt-4o-mini, ollama/llama3:8b), or any name "
-                                f"with --api-base for an OpenAI-compatible server")
+        raise UnknownModelError(
+            f"unknown model {name!r}: ours are baseline:… and the scripted customer, "
+            f"LLMs provider/model (e.g. openai/gpt-4o-mini, ollama/llama3:8b), or any name "
+            f"with --api-base for an OpenAI-compatible server"
+        )
 
 
 def imported_cases(store: Store, run_id: str) -> tuple[dict[str, Case], dict[str, dict[str, str]]]:
@@ -118,6 +132,7 @@ def error_reasons(store: Store, run_id: str) -> list[tuple[str, int]]:
     """Why the run's conversations errored: each reason (its first line) once, with its count, most frequent first."""
     from collections import Counter
 
-    reasons = Counter((c.error or "no reason recorded").strip().splitlines()[0]
-                      for c in store.conversations(run_id, status="errored"))
+    reasons = Counter(
+        (c.error or "no reason recorded").strip().splitlines()[0] for c in store.conversations(run_id, status="errored")
+    )
     return reasons.most_common()

@@ -254,4 +254,3 @@ class _Builder:
             top[3] = None
         else:
             container.append(value)
-

@@ -97,9 +97,22 @@ class FirstWindowReport(QObject):
 def virtual_screen_platform(size: tuple[int, int]) -> str:
     """The QT_QPA_PLATFORM value for an offscreen screen of `size` (a JSON file in the temp folder says so)."""
     width, height = size
-    config = {"synchronousWindowSystemEvents": True, "windowFrameMargins": False,
-              "screens": [{"name": "virtual", "x": 0, "y": 0, "width": width, "height": height,
-                           "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}
+    config = {
+        "synchronousWindowSystemEvents": True,
+        "windowFrameMargins": False,
+        "screens": [
+            {
+                "name": "virtual",
+                "x": 0,
+                "y": 0,
+                "width": width,
+                "height": height,
+                "logicalDpi": 96,
+                "logicalBaseDpi": 96,
+                "dpr": 1,
+            }
+        ],
+    }
     path = Path(tempfile.gettempdir()) / f"sage-desk-screen-{width}x{height}.json"
     path.write_text(json.dumps(config))
     return f"offscreen:configfile={path}"

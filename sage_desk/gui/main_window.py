@@ -148,8 +148,13 @@ class Screens(Mapping[str, QWidget]):
 class MainWindow(QMainWindow):
     """SAGE Desk's one window."""
 
-    def __init__(self, screens: list[ScreenSpec] | None = None, settings_home: str | Path | None = None,
-                 notifier: ErrorNotifier | None = None, db_url: str | None = None):
+    def __init__(
+        self,
+        screens: list[ScreenSpec] | None = None,
+        settings_home: str | Path | None = None,
+        notifier: ErrorNotifier | None = None,
+        db_url: str | None = None,
+    ):
         super().__init__()
         self.notifier = notifier or ErrorNotifier(self)
         self.settings = open_settings(settings_home)
@@ -359,17 +364,21 @@ class MainWindow(QMainWindow):
                     rows.append((keys, action.text().replace("&", "")))
         rows += [(f"Ctrl+{i}", f"Go to {s.name}") for i, s in enumerate(self.specs, start=1)]
         if self.current_key() == "sop-editor":
-            rows += [("Drag from a node's handle / Shift+drag", "Connect two nodes"),
-                     ("Drag on empty canvas", "Select with a rubber band"),
-                     ("Wheel", "Zoom"), ("Middle-drag / Space+drag", "Pan")]
+            rows += [
+                ("Drag from a node's handle / Shift+drag", "Connect two nodes"),
+                ("Drag on empty canvas", "Select with a rubber band"),
+                ("Wheel", "Zoom"),
+                ("Middle-drag / Space+drag", "Pan"),
+            ]
         return rows
 
     def show_shortcuts(self) -> QDialog:
         """A dialog listing the keyboard shortcuts (Help > Keyboard Shortcuts)."""
         dialog = QDialog(self)
         dialog.setWindowTitle("Keyboard shortcuts")
-        rows = "".join(f"<tr><td style='padding:3px 18px 3px 0'><b>{k}</b></td><td>{t}</td></tr>"
-                       for k, t in self.shortcut_rows())
+        rows = "".join(
+            f"<tr><td style='padding:3px 18px 3px 0'><b>{k}</b></td><td>{t}</td></tr>" for k, t in self.shortcut_rows()
+        )
         label = QLabel(f"<table>{rows}</table>")
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # the list is taller than a laptop screen: it scrolls, the dialog fits
@@ -401,8 +410,12 @@ class MainWindow(QMainWindow):
         return show_docs(self)
 
     def _about(self) -> None:
-        QMessageBox.about(self, "About SAGE Desk", f"<b>SAGE Desk {__version__}</b><p>Test LLM customer-service "
-                          "agents against Standard Operating Procedures drawn as graphs.</p>")
+        QMessageBox.about(
+            self,
+            "About SAGE Desk",
+            f"<b>SAGE Desk {__version__}</b><p>Test LLM customer-service "
+            "agents against Standard Operating Procedures drawn as graphs.</p>",
+        )
 
     # --- sessions ---------------------------------------------------------------------------
 

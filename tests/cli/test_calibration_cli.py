@@ -84,8 +84,9 @@ def test_calibrate_from_the_command_line(db, tmp_path, capsys, fake_openai, monk
     path, _ = labels_csv(db, tmp_path)
     assert main(["label", "--db", db, "--from", str(path)]) == 0
     capsys.readouterr()
-    code = main(["calibration", "--db", db, "--format", "json", "--calibrate", "openai/fake-judge",
-                 "--api-base", fake_openai.base_url])
+    code = main(
+        ["calibration", "--db", db, "--format", "json", "--calibrate", "openai/fake-judge", "--api-base", fake_openai.base_url]
+    )
     assert code == 0
     result = json.loads(capsys.readouterr().out)["calibration"]
     assert result["overall"]["after"]["accuracy"] == 1.0 and result["overall"]["before"]["accuracy"] < 1.0

@@ -16,8 +16,27 @@ def runs(tmp_path_factory):
     db = f"sqlite:///{tmp_path_factory.mktemp('compare') / 'runs.db'}"
     ids = []
     for agent in ("oracle", "oracle", "complier"):
-        assert main(["run", "--db", db, "--domain", "northline", "--agent", f"baseline:{agent}", "--user", "scripted",
-                     "--judge", "none", "--repeats", "2", "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    db,
+                    "--domain",
+                    "northline",
+                    "--agent",
+                    f"baseline:{agent}",
+                    "--user",
+                    "scripted",
+                    "--judge",
+                    "none",
+                    "--repeats",
+                    "2",
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
         from sage_desk.core.store import Store
 
         ids.append(Store(db).latest_run_id())
@@ -46,8 +65,14 @@ def test_oracle_then_complier_is_a_regression_with_its_flips(runs, capsys):
     assert data["stamp_differences"] == ["agent model differs: baseline:oracle -> baseline:complier"]
     pair = data["pairs"][0]
     metrics = {m["metric"]: m for m in pair["metrics"]}
-    for name in ("resolution_rate", "handled_rate", "escalation_accuracy", "unsafe_actions", "action_accuracy",
-                 "catastrophic.false_closure"):
+    for name in (
+        "resolution_rate",
+        "handled_rate",
+        "escalation_accuracy",
+        "unsafe_actions",
+        "action_accuracy",
+        "catastrophic.false_closure",
+    ):
         assert metrics[name]["regression"], name
     assert metrics["unsafe_actions"]["delta"] == 18 and metrics["escalation_accuracy"]["interval"] == [-1.0, -1.0]
     ci = metrics["resolution_rate"]["interval"]
@@ -65,8 +90,19 @@ def test_oracle_then_complier_is_a_regression_with_its_flips(runs, capsys):
 
 def test_thresholds_turn_the_gate(runs, capsys):
     db, (oracle, _, complier) = runs
-    off = [f"--threshold={m}=off" for m in ("success_rate", "resolution_rate", "handled_rate", "escalation_accuracy", "unsafe_actions",
-                                            "classification_accuracy", "action_accuracy", "path_prefix_similarity")]
+    off = [
+        f"--threshold={m}=off"
+        for m in (
+            "success_rate",
+            "resolution_rate",
+            "handled_rate",
+            "escalation_accuracy",
+            "unsafe_actions",
+            "classification_accuracy",
+            "action_accuracy",
+            "path_prefix_similarity",
+        )
+    ]
     off += [f"--threshold=catastrophic.{k}=off" for k in ("free_goods", "fraud_reroute", "wrongful_cancel", "false_closure")]
     code, data = compare(db, capsys, oracle, complier, "--fail-on-regression", *off)
     assert code == 0 and data["regressions"] == []
@@ -113,8 +149,25 @@ def test_report_json_carries_the_stamp_and_intervals(runs, capsys):
 def test_runs_with_no_case_in_common_are_refused(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'apart.db'}"
     for cases in ("nl-001", "nl-002"):
-        assert main(["run", "--db", db, "--domain", "northline", "--agent", "baseline:oracle", "--cases", cases,
-                     "--judge", "none", "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    db,
+                    "--domain",
+                    "northline",
+                    "--agent",
+                    "baseline:oracle",
+                    "--cases",
+                    cases,
+                    "--judge",
+                    "none",
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
     assert main(["compare", "--db", db, "--fail-on-regression"]) == 1
     assert "no case in common" in capsys.readouterr().err

@@ -17,8 +17,28 @@ CASES = ["nl-001", "nl-121", "nl-145"]
 def played(tmp_path_factory):
     """One offline run: oracle and complier on three cases, two repeats; its database URL and run id."""
     db = f"sqlite:///{tmp_path_factory.mktemp('runs') / 'runs.db'}"
-    code = main(["run", "--db", db, "--domain", "northline", "--agent", "baseline:oracle", "--agent", "baseline:complier",
-                 "--user", "scripted", "--judge", "none", "--cases", ",".join(CASES), "--repeats", "2", "--quiet"])
+    code = main(
+        [
+            "run",
+            "--db",
+            db,
+            "--domain",
+            "northline",
+            "--agent",
+            "baseline:oracle",
+            "--agent",
+            "baseline:complier",
+            "--user",
+            "scripted",
+            "--judge",
+            "none",
+            "--cases",
+            ",".join(CASES),
+            "--repeats",
+            "2",
+            "--quiet",
+        ]
+    )
     assert code == 0
     return db, Store(db).latest_run_id()
 
@@ -48,8 +68,12 @@ def test_conversations_lists_every_id_with_case_agent_ending_and_failed_verdicts
         cid, case, agent, repeat, ending = row.split()[:5]
         convo = stored[cid]
         # agents by their display names (baseline:oracle -> oracle)
-        assert (case, agent, int(repeat), ending) == (convo.case_id, convo.agent.removeprefix("baseline:"), convo.repeat,
-                                                      convo.termination)
+        assert (case, agent, int(repeat), ending) == (
+            convo.case_id,
+            convo.agent.removeprefix("baseline:"),
+            convo.repeat,
+            convo.termination,
+        )
     oracle = [r for r in rows if " oracle " in r]
     assert oracle and all(r.rstrip().endswith(" -") for r in oracle)  # the oracle fails no rule
     complier = [r for r in rows if " complier " in r]
@@ -57,8 +81,10 @@ def test_conversations_lists_every_id_with_case_agent_ending_and_failed_verdicts
     for row in complier:  # whole verdict names only, never one cut mid-word
         failed = row.split(None, 5)[5]
         names = [n for n in failed.split(", ") if not n.startswith("+")]
-        assert all(n == "-" or n.startswith(("classification", "path.", "outcome", "escalation.", "catastrophic.", "judge"))
-                   for n in names), failed
+        assert all(
+            n == "-" or n.startswith(("classification", "path.", "outcome", "escalation.", "catastrophic.", "judge"))
+            for n in names
+        ), failed
     assert max(len(line) for line in out.splitlines()) <= 100
 
 
@@ -89,8 +115,9 @@ def test_failed_keeps_failed_rules_and_filters_combine(played, capsys):
 
 def test_show_takes_a_run_and_a_case(played, capsys):
     db, run_id = played
-    code, out, _ = _cli(capsys, "show", "--db", db, "--run", run_id, "--case", "nl-121", "--agent", "baseline:oracle",
-                        "--repeat", "1")
+    code, out, _ = _cli(
+        capsys, "show", "--db", db, "--run", run_id, "--case", "nl-121", "--agent", "baseline:oracle", "--repeat", "1"
+    )
     (convo,) = Store(db).conversations(run_id, case_id="nl-121", agent="baseline:oracle", repeat=1)
     assert code == 0 and out.startswith(f"{convo.id}  case nl-121  agent baseline:oracle") and "CUSTOMER:" in out
     code, out, err = _cli(capsys, "show", "--db", db, "--case", "nl-121")
@@ -103,8 +130,29 @@ def test_show_takes_a_run_and_a_case(played, capsys):
 
 def test_a_run_whose_every_conversation_errored_is_failed_not_finished(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'errored.db'}"
-    assert main(["run", "--db", db, "--domain", "northline", "--agent", "baseline:oracle", "--user", "scripted",
-                 "--judge", "none", "--cases", "nl-001", "--repeats", "1", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--agent",
+                "baseline:oracle",
+                "--user",
+                "scripted",
+                "--judge",
+                "none",
+                "--cases",
+                "nl-001",
+                "--repeats",
+                "1",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     store = Store(db)
     run_id = store.latest_run_id()
     assert store.get_run(run_id).status == "finished"

@@ -58,8 +58,19 @@ def test_a_healthy_setup_passes_with_every_check_named(qapp, migrated_db, capsys
     assert main(["doctor", "--db", migrated_db]) == 0
     out = capsys.readouterr().out
     lines = {line.split()[1]: line for line in out.splitlines() if line.startswith(("ok", "warn", "fail"))}
-    assert set(lines) == {"python", "qt", "display", "fonts", "database", "keyring", "litellm", "domains", "sample",
-                          "docs", "data"}
+    assert set(lines) == {
+        "python",
+        "qt",
+        "display",
+        "fonts",
+        "database",
+        "keyring",
+        "litellm",
+        "domains",
+        "sample",
+        "docs",
+        "data",
+    }
     version = ".".join(map(str, sys.version_info[:3]))
     assert lines["python"].startswith("ok") and version in lines["python"]
     assert lines["display"].startswith("ok") and "'offscreen' loads" in lines["display"]
@@ -179,8 +190,14 @@ def test_doctor_never_opens_a_network_connection(tmp_path, migrated_db):
     """)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SAGE_DESK_HOME": str(tmp_path)}
     env.pop("LITELLM_LOCAL_MODEL_COST_MAP", None)  # doctor (through main) must set it itself
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120,
-                          cwd=Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "network use" not in done.stdout + done.stderr
     assert "ok    litellm" in done.stdout
@@ -188,10 +205,13 @@ def test_doctor_never_opens_a_network_connection(tmp_path, migrated_db):
 
 def test_the_font_check_leaves_an_application_widgets_can_use():
     """doctor runs in-process (the docs' tests, the app): a QWidget made after it must not abort."""
-    script = ("from sage_desk.cli.doctor import check_fonts\n"
-              "from PySide6.QtWidgets import QWidget\n"
-              "assert check_fonts().status == 'ok'\n"
-              "QWidget().close()\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "QT_QPA_PLATFORM": ""})
+    script = (
+        "from sage_desk.cli.doctor import check_fonts\n"
+        "from PySide6.QtWidgets import QWidget\n"
+        "assert check_fonts().status == 'ok'\n"
+        "QWidget().close()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env={**os.environ, "QT_QPA_PLATFORM": ""}
+    )
     assert done.returncode == 0, done.stderr

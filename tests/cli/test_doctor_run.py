@@ -24,8 +24,9 @@ def _finished(store: Store, cid: str, with_transcript: bool) -> None:
 def test_doctor_run_sets_transcriptless_finished_conversations_back_to_pending(tmp_path: Path, capsys) -> None:
     url = f"sqlite:///{tmp_path / 'runs.db'}"
     with Store(url) as store:
-        run_id = store.create_run("northline", {"agents": ["a"]},
-                                  [{"id": f"c{i}", "case_id": f"case-{i}", "agent": "a"} for i in range(3)])
+        run_id = store.create_run(
+            "northline", {"agents": ["a"]}, [{"id": f"c{i}", "case_id": f"case-{i}", "agent": "a"} for i in range(3)]
+        )
         _finished(store, "c0", with_transcript=True)
         _finished(store, "c1", with_transcript=False)  # what two processes playing one run left (issue 34)
     assert main(["doctor", "--db", url, "--run", run_id]) == 1
@@ -53,8 +54,9 @@ def test_doctor_fails_a_damaged_sqlite_file(tmp_path: Path) -> None:
     path = tmp_path / "runs.db"
     url = f"sqlite:///{path}"
     with Store(url) as store:
-        store.create_run("northline", {"agents": ["a"]},
-                         [{"id": f"c{i}", "case_id": f"case-{i}" * 20, "agent": "a"} for i in range(2000)])
+        store.create_run(
+            "northline", {"agents": ["a"]}, [{"id": f"c{i}", "case_id": f"case-{i}" * 20, "agent": "a"} for i in range(2000)]
+        )
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.execute("PRAGMA journal_mode=DELETE")

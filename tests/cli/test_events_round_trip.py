@@ -29,15 +29,23 @@ def _snapshot(store: Store, run_id: str, by_source_id: bool) -> dict[str, dict]:
         key = c.source_id if by_source_id else c.id
         case = cases.get(c.id)
         out[key] = {
-            "case": c.case_id, "bucket": c.bucket, "repeat": c.repeat, "agent": c.agent, "status": c.status.value,
-            "ending": c.termination, "turns": c.turns, "rules_state": c.rules_state,
+            "case": c.case_id,
+            "bucket": c.bucket,
+            "repeat": c.repeat,
+            "agent": c.agent,
+            "status": c.status.value,
+            "ending": c.termination,
+            "turns": c.turns,
+            "rules_state": c.rules_state,
             "events": [e.model_dump(mode="json", exclude={"t", "latency_ms"}) for e in store.events(c.id)],
-            "verdicts": sorted((v.source, v.criterion, v.passed, v.score, v.unscored, v.rationale)
-                               for v in store.verdicts(c.id)),
-            "labels": [(o.criterion, o.source, o.human_passed, o.human_score, o.reason, o.author, o.kind)
-                       for o in store.overrides(conversation_id=c.id)],
-            "slots": None if case is None else (case["case"]["truth"], case["slot_sources"],
-                                                [(h["field"], h["value"], h["author"]) for h in case["history"]]),
+            "verdicts": sorted((v.source, v.criterion, v.passed, v.score, v.unscored, v.rationale) for v in store.verdicts(c.id)),
+            "labels": [
+                (o.criterion, o.source, o.human_passed, o.human_score, o.reason, o.author, o.kind)
+                for o in store.overrides(conversation_id=c.id)
+            ],
+            "slots": None
+            if case is None
+            else (case["case"]["truth"], case["slot_sources"], [(h["field"], h["value"], h["author"]) for h in case["history"]]),
         }
     return out
 
@@ -55,9 +63,31 @@ def _round_trip(tmp_path: Path, db: str, run_id: str, capsys) -> tuple[str, str]
 def test_a_simulated_run_with_a_judge_round_trips(tmp_path: Path, capsys) -> None:
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(_judge) as judge:
-        assert main(["run", "--db", db, "--domain", "northline", "--cases", "nl-001,nl-002,nl-003", "--agent",
-                     "baseline:oracle", "--agent", "baseline:complier", "--judge", JUDGE, "--judge-api-base",
-                     judge.base_url, "--repeats", "2", "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    db,
+                    "--domain",
+                    "northline",
+                    "--cases",
+                    "nl-001,nl-002,nl-003",
+                    "--agent",
+                    "baseline:oracle",
+                    "--agent",
+                    "baseline:complier",
+                    "--judge",
+                    JUDGE,
+                    "--judge-api-base",
+                    judge.base_url,
+                    "--repeats",
+                    "2",
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
     (run,) = Store(db).list_runs()
     first = Store(db).conversations(run.id)[0]
     Store(db).add_override(first.id, "outcome", "rules", human_passed=False, reason="closed too soon", author="ana")

@@ -29,13 +29,29 @@ def setup(tmp_path: Path, fake_openai: FakeOpenAIServer, monkeypatch: pytest.Mon
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     policy = tmp_path / "policy.md"
     policy.write_text(POLICY, encoding="utf-8")
-    return {"text": str(policy), "domain": str(write_domain(tmp_path / "shop")), "out": str(tmp_path / "draft.yaml"),
-            "api": fake_openai.base_url}
+    return {
+        "text": str(policy),
+        "domain": str(write_domain(tmp_path / "shop")),
+        "out": str(tmp_path / "draft.yaml"),
+        "api": fake_openai.base_url,
+    }
 
 
 def _import(capsys, setup, *extra: str) -> tuple[int, str, str]:
-    return _run(capsys, "import-sop", setup["text"], "--domain", setup["domain"], "--model", "openai/fake",
-                "--api-base", setup["api"], "--out", setup["out"], *extra)
+    return _run(
+        capsys,
+        "import-sop",
+        setup["text"],
+        "--domain",
+        setup["domain"],
+        "--model",
+        "openai/fake",
+        "--api-base",
+        setup["api"],
+        "--out",
+        setup["out"],
+        *extra,
+    )
 
 
 def test_import_writes_the_draft_with_its_sources_and_flags_the_unmatched_tool(capsys, setup, fake_openai) -> None:
@@ -46,8 +62,10 @@ def test_import_writes_the_draft_with_its_sources_and_flags_the_unmatched_tool(c
     assert graph.title == "Drafted from policy.md" and len(graph.nodes) == 9
     assert graph.node("lookup").cite == "First look the order up with `lookup_order`."
     lines = out.splitlines()
-    assert lines[0] == ("unmatched action: node 'voucher' calls 'issue_voucher', which shop has no tool for "
-                        "(source: 'gets one with `issue_voucher`')")
+    assert lines[0] == (
+        "unmatched action: node 'voucher' calls 'issue_voucher', which shop has no tool for "
+        "(source: 'gets one with `issue_voucher`')"
+    )
     line = Path(setup["out"]).read_text().splitlines().index("  tool: issue_voucher") + 1
     assert lines[1].startswith(f"{setup['out']}:{line}:3: node 'voucher': unknown tool 'issue_voucher'")
     assert f"wrote {setup['out']}: 9 nodes, 11 edges, 4 paths (1 section(s), 1 request(s)" in err
@@ -92,6 +110,7 @@ def test_missing_text_or_domain_exits_one_naming_it(capsys, setup, tmp_path) -> 
 
 # --- diff-sop --------------------------------------------------------------------------------------
 
+
 def test_diff_of_a_graph_with_itself_exits_zero(capsys) -> None:
     assert _run(capsys, "diff-sop", str(NORTHLINE), str(NORTHLINE)) == (0, "the graphs are the same\n", "")
 
@@ -99,12 +118,20 @@ def test_diff_of_a_graph_with_itself_exits_zero(capsys) -> None:
 def test_diff_shows_a_removed_node_a_changed_condition_and_renamed_ids(capsys, tmp_path: Path) -> None:
     graph = load_graph(NORTHLINE)
     ids = {n.id: f"d_{n.id}" for n in graph.nodes if n.id != "say_wear"}
-    conditions = {("cancel_stage", "say_cannot_cancel"): ["in_transit", "delivered"],
-                  ("cancel_stage", "say_already_closed"): ["closed", "lost"]}
-    edited = graph.model_copy(update={
-        "nodes": [n.model_copy(update={"id": ids[n.id]}) for n in graph.nodes if n.id in ids],
-        "edges": [Edge(source=ids[e.source], target=ids[e.target], when=conditions.get((e.source, e.target), e.when))
-                  for e in graph.edges if e.source in ids and e.target in ids]})
+    conditions = {
+        ("cancel_stage", "say_cannot_cancel"): ["in_transit", "delivered"],
+        ("cancel_stage", "say_already_closed"): ["closed", "lost"],
+    }
+    edited = graph.model_copy(
+        update={
+            "nodes": [n.model_copy(update={"id": ids[n.id]}) for n in graph.nodes if n.id in ids],
+            "edges": [
+                Edge(source=ids[e.source], target=ids[e.target], when=conditions.get((e.source, e.target), e.when))
+                for e in graph.edges
+                if e.source in ids and e.target in ids
+            ],
+        }
+    )
     other = tmp_path / "other.yaml"
     other.write_text(dumps_graph(edited))
     code, out, _ = _run(capsys, "diff-sop", str(NORTHLINE), str(other))
@@ -113,15 +140,18 @@ def test_diff_shows_a_removed_node_a_changed_condition_and_renamed_ids(capsys, t
     assert lines[0].startswith("- node say_wear (action: say ")
     assert "~ node lookup -> d_lookup (matched by content): renamed" in lines
     assert "- edge fault_type -> say_wear when wear_and_tear" in lines and "- edge say_wear -> refused" in lines
-    assert ("~ edge d_cancel_stage -> d_say_cannot_cancel: when delivered | in_transit | lost -> delivered | in_transit"
-            in lines)
+    assert "~ edge d_cancel_stage -> d_say_cannot_cancel: when delivered | in_transit | lost -> delivered | in_transit" in lines
     assert lines[-1] == f"{len(graph.nodes) - 1 + 3 + 2} difference(s)"  # 40 renames, 1 removal, 2 edges, 2 conditions
     code, out, _ = _run(capsys, "diff-sop", str(NORTHLINE), str(other), "--format", "json")
     data = json.loads(out)
     assert code == 1 and data["equal"] is False and data["matches"]["lookup"] == "d_lookup"
     assert [n["id"] for n in data["nodes"]["removed"]] == ["say_wear"]
-    assert data["edges"]["conditions_changed"][1] == {"from": "d_cancel_stage", "to": "d_say_already_closed",
-                                                      "old": ["closed"], "new": ["closed", "lost"]}
+    assert data["edges"]["conditions_changed"][1] == {
+        "from": "d_cancel_stage",
+        "to": "d_say_already_closed",
+        "old": ["closed"],
+        "new": ["closed", "lost"],
+    }
 
 
 def test_diff_of_an_unreadable_or_missing_graph_exits_one_naming_it(capsys, tmp_path: Path) -> None:

@@ -17,8 +17,27 @@ from sage_desk.core.store import Store
 
 def test_the_oracle_takes_the_same_action_every_time(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    assert main(["run", "--db", db, "--domain", "northline", "--agent", "baseline:oracle", "--cases", "nl-145",
-                 "--judge", "none", "--repeats", "1", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--agent",
+                "baseline:oracle",
+                "--cases",
+                "nl-145",
+                "--judge",
+                "none",
+                "--repeats",
+                "1",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     (convo,) = Store(db).conversations()
     code, data = replay_json(capsys, convo.id, "--from-turn", "1", "--times", "5", "--db", db)
     assert code == 0 and data["original"] == "open_carrier_trace then close:resolved"
@@ -47,8 +66,26 @@ _turn_two = itertools.count()
 def test_a_model_forked_at_turn_two_sees_the_turns_before_and_varies(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(_model) as server:
-        assert main(["run", "--db", db, "--domain", "northline", "--agent", "openai/fake", "--cases", "nl-019",
-                     "--judge", "none", "--api-base", server.base_url, "--repeats", "1", "--quiet"]) in (0, 1)
+        assert main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--agent",
+                "openai/fake",
+                "--cases",
+                "nl-019",
+                "--judge",
+                "none",
+                "--api-base",
+                server.base_url,
+                "--repeats",
+                "1",
+                "--quiet",
+            ]
+        ) in (0, 1)
         (convo,) = Store(db).conversations()
         turns = {e.turn for e in Store(db).events(convo.id) if e.type == "tool_call"}
         assert turns == {1, 2}, "the customer answered once, the model acted in both turns"
@@ -71,10 +108,12 @@ def test_fork_brings_the_world_to_where_it_stood(tmp_path):
 
     bundle = load_domain("northline")
     case = next(c for c in load_suite(bundle.cases_path) if c.id == "nl-019")
-    events = [CustomerMessage(text="lost", turn=1),
-              ToolCall(name="reship_order", arguments={"order_id": "NL-10783", "reason": "lost_in_transit"}, kind="record", turn=1),
-              CustomerMessage(text="thanks", turn=2), ToolCall(name="close_ticket", arguments={"outcome": "resolved"},
-                                                                 kind="helpdesk", turn=2)]
+    events = [
+        CustomerMessage(text="lost", turn=1),
+        ToolCall(name="reship_order", arguments={"order_id": "NL-10783", "reason": "lost_in_transit"}, kind="record", turn=1),
+        CustomerMessage(text="thanks", turn=2),
+        ToolCall(name="close_ticket", arguments={"outcome": "resolved"}, kind="helpdesk", turn=2),
+    ]
     convo = fork("c-x", case, bundle, events, 2, seed=1)
     assert [r["tool"] for r in convo.world.records] == ["reship_order"]
     assert [e.type for e in convo.events] == ["customer_message", "tool_call", "customer_message"]

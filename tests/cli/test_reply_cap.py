@@ -26,8 +26,24 @@ def _agent(size: int):
 
 
 def _run(db: str, base_url: str, cases: str) -> int:
-    return main(["run", "--db", db, "--domain", "northline", "--cases", cases, "--agent", "openai/agent-model",
-                 "--api-base", base_url, "--repeats", "1", "--quiet"])
+    return main(
+        [
+            "run",
+            "--db",
+            db,
+            "--domain",
+            "northline",
+            "--cases",
+            cases,
+            "--agent",
+            "openai/agent-model",
+            "--api-base",
+            base_url,
+            "--repeats",
+            "1",
+            "--quiet",
+        ]
+    )
 
 
 @pytest.mark.parametrize("transport", ["direct", "litellm"])

@@ -15,8 +15,28 @@ AGENTS = ["baseline:oracle", "baseline:complier", "baseline:escalator"]
 def db(tmp_path_factory):
     url = f"sqlite:///{tmp_path_factory.mktemp('runs') / 'runs.db'}"
     agents = [a for agent in AGENTS for a in ("--agent", agent)]
-    assert main(["run", "--db", url, "--domain", "northline", *agents, "--user", "scripted", "--judge", "baseline:heuristic",
-                 "--cases", "nl-001,nl-121,nl-145", "--repeats", "2", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--db",
+                url,
+                "--domain",
+                "northline",
+                *agents,
+                "--user",
+                "scripted",
+                "--judge",
+                "baseline:heuristic",
+                "--cases",
+                "nl-001,nl-121,nl-145",
+                "--repeats",
+                "2",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     return url
 
 
@@ -52,8 +72,15 @@ def test_the_table_fits_columns(db, capsys, monkeypatch, columns):
 def test_wide_is_one_row_per_model_whatever_the_terminal(db, capsys, monkeypatch):
     out = _table(capsys, monkeypatch, db, 80, "--wide")
     header = next(line for line in out.splitlines() if line.startswith("┃ agent "))
-    assert all(f" {h} " in header for _, h in terminal_columns(sage_view=False)) and max(len(line) for line in out.splitlines()) > 150
-    assert sorted(line.split()[1] for line in out.splitlines() if line.startswith("│ ")) == ["complier", "escalator", "oracle"]  # no cell wraps
+    assert (
+        all(f" {h} " in header for _, h in terminal_columns(sage_view=False))
+        and max(len(line) for line in out.splitlines()) > 150
+    )
+    assert sorted(line.split()[1] for line in out.splitlines() if line.startswith("│ ")) == [
+        "complier",
+        "escalator",
+        "oracle",
+    ]  # no cell wraps
 
 
 def test_many_models_come_in_blocks_that_fit(db):
@@ -77,11 +104,14 @@ def test_no_display_is_one_line_and_exit_1_before_qt_loads(monkeypatch, capsys):
     assert "xvfb-run -a " in err and "QT_QPA_PLATFORM" in err
 
 
-@pytest.mark.parametrize("launcher, on_path, says", [
-    ("./dev app", False, "xvfb-run -a ./dev app"),  # ./dev users: sage-desk is not on their PATH (exit 127 before)
-    (None, True, "xvfb-run -a sage-desk"),
-    (None, False, "bin/sage-desk`"),  # a virtualenv not activated: the script's own path
-])
+@pytest.mark.parametrize(
+    "launcher, on_path, says",
+    [
+        ("./dev app", False, "xvfb-run -a ./dev app"),  # ./dev users: sage-desk is not on their PATH (exit 127 before)
+        (None, True, "xvfb-run -a sage-desk"),
+        (None, False, "bin/sage-desk`"),  # a virtualenv not activated: the script's own path
+    ],
+)
 def test_no_display_advice_names_a_command_that_runs_here(monkeypatch, capsys, launcher, on_path, says):
     import shutil
     import sys
@@ -116,7 +146,7 @@ def test_five_sample_agents_sit_side_by_side_at_100_columns_with_rounded_ranges(
     assert sum(1 for line in lines if line.startswith("┏")) == 1  # every model in one block
     assert not re.search(r"\d\.\d{3,}", out)  # numbers at the shown precision: never 3.33333
     at = next(i for i, line in enumerate(lines) if line.startswith("│ unsafe "))
-    unsafe = " ".join(lines[at:at + 3])  # the row and its wrapped lines
+    unsafe = " ".join(lines[at : at + 3])  # the row and its wrapped lines
     assert re.search(r"\(\d+(\.\d)?-\d+(\.\d)?\)", unsafe), unsafe  # unsafe's interval as counts, e.g. (3.3-7.7)
     assert "--0." not in out and not re.search(r"\(-\d+\.\d+-", out)  # a negative range reads "-0.18 to -0.07"
     assert "imperfect-2 = baseline:imperfect?classify=0.95&act=0.85&believe=0.1&escalate=0.15" in out
@@ -125,8 +155,15 @@ def test_five_sample_agents_sit_side_by_side_at_100_columns_with_rounded_ranges(
 def test_a_negative_range_reads_to_and_numbers_round_to_what_is_shown():
     from sage_desk.cli.report import _fmt
 
-    row = {"execution_gap_range": [-0.18, -0.18], "execution_gap_ci": [-0.1801, -0.0699], "unsafe_actions_ci": [3.33333, 7.66667],
-           "adversarial_cases": 18, "unsafe_band": "middling", "policy_range": [0.5, 0.5], "policy_ci": [0.499, 0.501]}
+    row = {
+        "execution_gap_range": [-0.18, -0.18],
+        "execution_gap_ci": [-0.1801, -0.0699],
+        "unsafe_actions_ci": [3.33333, 7.66667],
+        "adversarial_cases": 18,
+        "unsafe_band": "middling",
+        "policy_range": [0.5, 0.5],
+        "policy_ci": [0.499, 0.501],
+    }
     assert _fmt("execution_gap", -0.12, row) == "-0.12 (-0.18 to -0.07)"
     assert _fmt("unsafe_actions", 5, row) == "5/18 middling (3.3-7.7)"
     assert _fmt("policy", -0.001, row) == "0.00"  # no "-0.00", and an interval that rounds to one number is left out
@@ -134,8 +171,27 @@ def test_a_negative_range_reads_to_and_numbers_round_to_what_is_shown():
 
 def test_names_given_with_the_run_head_its_columns(tmp_path, capsys, monkeypatch):
     url = f"sqlite:///{tmp_path / 'named.db'}"
-    assert main(["run", "--db", url, "--domain", "northline", "--agent", "careful=baseline:imperfect?act=0.9",
-                 "--agent", "baseline:imperfect", "--cases", "nl-001,nl-002", "--repeats", "1", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--db",
+                url,
+                "--domain",
+                "northline",
+                "--agent",
+                "careful=baseline:imperfect?act=0.9",
+                "--agent",
+                "baseline:imperfect",
+                "--cases",
+                "nl-001,nl-002",
+                "--repeats",
+                "1",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     with Store(url) as store:
         run = store.get_run(store.latest_run_id())
     assert run.config["agents"] == ["baseline:imperfect?act=0.9", "baseline:imperfect"]
@@ -149,6 +205,21 @@ def test_names_given_with_the_run_head_its_columns(tmp_path, capsys, monkeypatch
 
 
 def test_a_name_given_to_two_agents_is_a_usage_error(tmp_path, capsys):
-    assert main(["run", "--db", str(tmp_path / "x.db"), "--domain", "northline", "--agent", "a=baseline:oracle",
-                 "--agent", "a=baseline:escalator", "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "run",
+                "--db",
+                str(tmp_path / "x.db"),
+                "--domain",
+                "northline",
+                "--agent",
+                "a=baseline:oracle",
+                "--agent",
+                "a=baseline:escalator",
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     assert "the name 'a' is already another agent's" in capsys.readouterr().err

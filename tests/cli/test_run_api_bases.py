@@ -27,11 +27,35 @@ def _agent(request):
 
 def test_agent_customer_and_judge_calls_reach_three_different_servers(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    with FakeOpenAIServer(_agent) as agent, FakeOpenAIServer(lambda r: "Thanks, that is all.") as customer, \
-            FakeOpenAIServer(lambda r: "not a verdict") as judge:
-        code = main(["run", "--db", db, "--domain", "northline", "--cases", "nl-001", "--agent", "openai/agent-model",
-                     "--user", "openai/customer-model", "--judge", "openai/judge-model", "--api-base", agent.base_url,
-                     "--user-api-base", customer.base_url, "--judge-api-base", judge.base_url, "--quiet"])
+    with (
+        FakeOpenAIServer(_agent) as agent,
+        FakeOpenAIServer(lambda r: "Thanks, that is all.") as customer,
+        FakeOpenAIServer(lambda r: "not a verdict") as judge,
+    ):
+        code = main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                "nl-001",
+                "--agent",
+                "openai/agent-model",
+                "--user",
+                "openai/customer-model",
+                "--judge",
+                "openai/judge-model",
+                "--api-base",
+                agent.base_url,
+                "--user-api-base",
+                customer.base_url,
+                "--judge-api-base",
+                judge.base_url,
+                "--quiet",
+            ]
+        )
         assert code == 0
         assert {r["model"] for r in agent.requests} == {"agent-model"}
         assert {r["model"] for r in customer.requests} == {"customer-model"}

@@ -30,9 +30,28 @@ def test_two_endpoints_one_failing_for_a_while_every_conversation_finishes(tmp_p
     # `flaky` answers 503 to the two requests it gets first, so it is out for 0.5-1 s (the client's first
     # back-off), then serves again; the run lasts about 2.4 s (96 completions, 4 at a time, 0.1 s each).
     with FakeOpenAIServer(_agent, latency=0.1, faults=["503"] * 2) as flaky, FakeOpenAIServer(_agent, latency=0.1) as steady:
-        code = main(["run", "--db", db, "--domain", "northline", "--cases", CASES, "--repeats", "8",
-                     "--agent", "openai/agent-model", "--api-base", flaky.base_url, "--api-base", steady.base_url,
-                     "--concurrency", "4", "--quiet"])
+        code = main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                CASES,
+                "--repeats",
+                "8",
+                "--agent",
+                "openai/agent-model",
+                "--api-base",
+                flaky.base_url,
+                "--api-base",
+                steady.base_url,
+                "--concurrency",
+                "4",
+                "--quiet",
+            ]
+        )
         assert code == 0
         served = {"flaky": len(flaky.requests), "steady": len(steady.requests)}
     store = Store(db)
@@ -59,20 +78,51 @@ def test_two_endpoints_one_failing_for_a_while_every_conversation_finishes(tmp_p
 def test_endpoint_concurrency_caps_each_replica(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(_agent, latency=0.05) as a, FakeOpenAIServer(_agent, latency=0.05) as b:
-        code = main(["run", "--db", db, "--domain", "northline", "--cases", CASES, "--repeats", "2",
-                     "--agent", "openai/agent-model", "--api-base", f"{a.base_url},{b.base_url}",
-                     "--concurrency", "8", "--endpoint-concurrency", "2", "--quiet"])
+        code = main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                CASES,
+                "--repeats",
+                "2",
+                "--agent",
+                "openai/agent-model",
+                "--api-base",
+                f"{a.base_url},{b.base_url}",
+                "--concurrency",
+                "8",
+                "--endpoint-concurrency",
+                "2",
+                "--quiet",
+            ]
+        )
         assert code == 0
         assert 0 < a.max_in_flight <= 2 and 0 < b.max_in_flight <= 2
     assert Store(db).list_runs()[0].config["endpoint_concurrency"] == 2
 
 
 def test_a_cap_below_one_is_a_usage_error(tmp_path, capsys):
-    code = main(["run", "--db", f"sqlite:///{tmp_path / 'r.db'}", "--domain", "northline", "--agent", "openai/x",
-                 "--api-base", "http://127.0.0.1:9/v1", "--endpoint-concurrency", "0"])
+    code = main(
+        [
+            "run",
+            "--db",
+            f"sqlite:///{tmp_path / 'r.db'}",
+            "--domain",
+            "northline",
+            "--agent",
+            "openai/x",
+            "--api-base",
+            "http://127.0.0.1:9/v1",
+            "--endpoint-concurrency",
+            "0",
+        ]
+    )
     assert code == 2
     assert "--endpoint-concurrency must be at least 1" in capsys.readouterr().err
-
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -93,9 +143,30 @@ def test_worker_processes_figures_add_up_in_the_run(db_url, capsys):
     # Each worker process keeps its own figures and adds them to the run in one transaction: none is lost.
     db = db_url
     with FakeOpenAIServer(_agent, latency=0.02) as a, FakeOpenAIServer(_agent, latency=0.02) as b:
-        code = main(["run", "--db", db, "--domain", "northline", "--cases", CASES, "--repeats", "3",
-                     "--agent", "openai/agent-model", "--api-base", a.base_url, "--api-base", b.base_url,
-                     "--concurrency", "6", "--workers", "2", "--quiet"])
+        code = main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                CASES,
+                "--repeats",
+                "3",
+                "--agent",
+                "openai/agent-model",
+                "--api-base",
+                a.base_url,
+                "--api-base",
+                b.base_url,
+                "--concurrency",
+                "6",
+                "--workers",
+                "2",
+                "--quiet",
+            ]
+        )
         assert code == 0
         served = {a.base_url: len(a.requests), b.base_url: len(b.requests)}
     run_id = capsys.readouterr().out.split()[-1]

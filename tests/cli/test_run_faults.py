@@ -29,16 +29,38 @@ def _judge(_request):
 
 
 def _run_args(db, judge_url, *extra):
-    return ["run", "--db", db, "--domain", "northline", "--cases", CASES, "--agent", "baseline:oracle",
-            "--agent", "baseline:complier", "--judge", JUDGE, "--judge-api-base", judge_url, "--repeats", "1", "--quiet", *extra]
+    return [
+        "run",
+        "--db",
+        db,
+        "--domain",
+        "northline",
+        "--cases",
+        CASES,
+        "--agent",
+        "baseline:oracle",
+        "--agent",
+        "baseline:complier",
+        "--judge",
+        JUDGE,
+        "--judge-api-base",
+        judge_url,
+        "--repeats",
+        "1",
+        "--quiet",
+        *extra,
+    ]
 
 
 def _unjudged_finished(store, run_id):
     by_conversation: dict[str, set[str]] = {}
     for v in store.verdicts(run_id=run_id):
         by_conversation.setdefault(v.conversation_id, set()).add(v.source)
-    return [c.id for c in store.conversations(run_id=run_id)
-            if c.status.value == "finished" and not SOURCES <= by_conversation.get(c.id, set())]
+    return [
+        c.id
+        for c in store.conversations(run_id=run_id)
+        if c.status.value == "finished" and not SOURCES <= by_conversation.get(c.id, set())
+    ]
 
 
 # One kill point for this fault kind (a real process killed mid-judging): 1, 5 and 9 judged before the kill
@@ -48,8 +70,12 @@ def test_kill_9_while_the_judge_answers_then_resume_leaves_every_finished_conver
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(_judge, latency=0.3) as judge:
         env = {**os.environ, "SAGE_DESK_HOME": str(tmp_path / "home")}
-        proc = subprocess.Popen([sys.executable, "-m", "sage_desk", *_run_args(db, judge.base_url, "--concurrency", "4")],
-                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sage_desk", *_run_args(db, judge.base_url, "--concurrency", "4")],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         try:
             assert judge.wait_for_requests(judged_before_kill, timeout=60), proc.stderr.read() if proc.poll() else ""
             proc.send_signal(signal.SIGKILL)
@@ -73,8 +99,9 @@ def test_resume_judges_finished_conversations_missing_their_judge_verdicts_witho
         victims = [c.id for c in store.conversations(run_id=run.id)][:3]
         events_before = {cid: store.events(cid) for cid in victims}
         with sqlite3.connect(tmp_path / "runs.db") as raw:  # as a database written before judging was atomic
-            raw.executemany("DELETE FROM verdicts WHERE conversation_id = ? AND source = ?",
-                            [(cid, f"judge:{JUDGE}") for cid in victims])
+            raw.executemany(
+                "DELETE FROM verdicts WHERE conversation_id = ? AND source = ?", [(cid, f"judge:{JUDGE}") for cid in victims]
+            )
         assert len(_unjudged_finished(store, run.id)) == 3
         assert {run.id: sorted(victims)} == {k: sorted(v) for k, v in unjudged_for_runs(store, [run.id]).items()}
         asked = len(judge.requests)
@@ -136,9 +163,24 @@ def test_a_write_lock_held_by_another_process_past_the_busy_timeout_loses_nothin
 
 def test_a_missing_key_fails_at_once_naming_the_variable(tmp_path, memory_keyring, capsys):
     started = time.monotonic()
-    code = main(["run", "--db", f"sqlite:///{tmp_path / 'runs.db'}", "--domain", "northline", "--cases", "nl-001",
-                 "--agent", "baseline:oracle", "--user", "openai/gpt-4o-mini", "--judge", "anthropic/claude-3-5-haiku",
-                 "--quiet"])
+    code = main(
+        [
+            "run",
+            "--db",
+            f"sqlite:///{tmp_path / 'runs.db'}",
+            "--domain",
+            "northline",
+            "--cases",
+            "nl-001",
+            "--agent",
+            "baseline:oracle",
+            "--user",
+            "openai/gpt-4o-mini",
+            "--judge",
+            "anthropic/claude-3-5-haiku",
+            "--quiet",
+        ]
+    )
     assert time.monotonic() - started < 15
     err = capsys.readouterr().err
     assert code == 1 and "no API key for user openai/gpt-4o-mini: set OPENAI_API_KEY" in err
@@ -164,9 +206,26 @@ def test_canary_keys_appear_in_no_file_the_app_writes(tmp_path, monkeypatch, mem
 
     with FakeOpenAIServer(echoing) as server:
         server.push_faults("401")  # its error body echoes the key too
-        main(["run", "--db", db, "--domain", "northline", "--cases", "nl-001,nl-002,nl-003", "--agent", "openai/agent",
-              "--api-base", server.base_url, "--judge", JUDGE, "--judge-api-base", f"{server.base_url}?api_key={CANARY}",
-              "--quiet"])
+        main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                "nl-001,nl-002,nl-003",
+                "--agent",
+                "openai/agent",
+                "--api-base",
+                server.base_url,
+                "--judge",
+                JUDGE,
+                "--judge-api-base",
+                f"{server.base_url}?api_key={CANARY}",
+                "--quiet",
+            ]
+        )
         out = tmp_path / "set.csv"
         main(["export-calibration", "--db", db, "--out", str(out)])
     assert any(CANARY in "".join(h.values()) for h in server.headers)  # it was sent ...

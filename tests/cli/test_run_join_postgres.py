@@ -48,23 +48,46 @@ def _held_unfinished(url: str, owner_id: int) -> list[str]:
     engine = create_engine(url)
     try:
         with engine.connect() as connection:
-            return list(connection.execute(text("SELECT id FROM conversations WHERE owner_id = :o AND status IN "
-                                                "('pending', 'running')"), {"o": owner_id}).scalars())
+            return list(
+                connection.execute(
+                    text("SELECT id FROM conversations WHERE owner_id = :o AND status IN ('pending', 'running')"), {"o": owner_id}
+                ).scalars()
+            )
     finally:
         engine.dispose()
 
 
 def _sage_desk(tmp_path, *args: str) -> subprocess.Popen:
     env = {**os.environ, "SAGE_DESK_HOME": str(tmp_path / "home"), "SAGE_DESK_OWNER_TIMEOUT_S": "3"}
-    return subprocess.Popen([sys.executable, "-m", "sage_desk", "run", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "sage_desk", "run", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def test_three_joiners_one_killed_finish_every_conversation_once(tmp_path, pg_db: str) -> None:
     with FakeOpenAIServer(_judge, latency=0.4) as judge:
-        creator = _sage_desk(tmp_path, "--db", pg_db, "--domain", "northline", "--cases", CASES, "--agent",
-                             "baseline:oracle", "--agent", "baseline:complier", "--judge", JUDGE, "--judge-api-base",
-                             judge.base_url, "--repeats", "1", "--concurrency", str(CONCURRENCY), "--create-only")
+        creator = _sage_desk(
+            tmp_path,
+            "--db",
+            pg_db,
+            "--domain",
+            "northline",
+            "--cases",
+            CASES,
+            "--agent",
+            "baseline:oracle",
+            "--agent",
+            "baseline:complier",
+            "--judge",
+            JUDGE,
+            "--judge-api-base",
+            judge.base_url,
+            "--repeats",
+            "1",
+            "--concurrency",
+            str(CONCURRENCY),
+            "--create-only",
+        )
         out, err = creator.communicate(timeout=120)
         assert creator.returncode == 0, err
         run_id = out.strip().splitlines()[-1]
@@ -119,9 +142,24 @@ def _openings(requests: list[dict]) -> Counter:
 
 def test_a_joiner_added_to_a_plain_run_plays_none_of_its_conversations_again(tmp_path, pg_db: str) -> None:
     with FakeOpenAIServer(_http_agent, latency=0.3) as agent:
-        plain = _sage_desk(tmp_path, "--db", pg_db, "--domain", "northline", "--cases", CASES, "--agent",
-                           f"{agent.base_url}/chat/completions", "--agent-param", "model=fake-agent", "--repeats", "2",
-                           "--concurrency", str(CONCURRENCY), "--quiet")
+        plain = _sage_desk(
+            tmp_path,
+            "--db",
+            pg_db,
+            "--domain",
+            "northline",
+            "--cases",
+            CASES,
+            "--agent",
+            f"{agent.base_url}/chat/completions",
+            "--agent-param",
+            "model=fake-agent",
+            "--repeats",
+            "2",
+            "--concurrency",
+            str(CONCURRENCY),
+            "--quiet",
+        )
         joiner = None
         try:
             assert agent.wait_for_requests(4, timeout=120), plain.stderr.read() if plain.poll() is not None else ""

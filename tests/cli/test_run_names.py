@@ -8,14 +8,20 @@ from sage_desk.cli import main
 from sage_desk.core.store import Store
 
 
-@pytest.mark.parametrize("names, says", [
-    (["--agent", "baseline:nope"], "unknown baseline agent 'baseline:nope' (known: baseline:oracle"),
-    (["--agent", "baseline:oracle", "--judge", "baseline:nope"], "unknown baseline judge 'baseline:nope' (known: baseline:heuristic)"),
-    (["--agent", "baseline:oracle", "--user", "baseline:nope"], "unknown customer 'baseline:nope' (known: scripted)"),
-    # neither ours nor a provider/model name litellm could route: every call would fail
-    (["--agent", "baseline:oracle", "--judge", "nope:judge"], "unknown model 'nope:judge'"),
-    (["--agent", "oracle:v2"], "unknown model 'oracle:v2'"),
-])
+@pytest.mark.parametrize(
+    "names, says",
+    [
+        (["--agent", "baseline:nope"], "unknown baseline agent 'baseline:nope' (known: baseline:oracle"),
+        (
+            ["--agent", "baseline:oracle", "--judge", "baseline:nope"],
+            "unknown baseline judge 'baseline:nope' (known: baseline:heuristic)",
+        ),
+        (["--agent", "baseline:oracle", "--user", "baseline:nope"], "unknown customer 'baseline:nope' (known: scripted)"),
+        # neither ours nor a provider/model name litellm could route: every call would fail
+        (["--agent", "baseline:oracle", "--judge", "nope:judge"], "unknown model 'nope:judge'"),
+        (["--agent", "oracle:v2"], "unknown model 'oracle:v2'"),
+    ],
+)
 def test_an_unknown_name_is_refused_before_a_run_exists(tmp_path, capsys, names, says):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     code = main(["run", "--db", db, "--domain", "northline", "--cases", "nl-001", "--quiet", *names])
@@ -28,8 +34,25 @@ def test_an_unknown_name_is_refused_before_a_run_exists(tmp_path, capsys, names,
 
 def test_rejudge_refuses_an_unknown_judge(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    assert main(["run", "--db", db, "--domain", "northline", "--cases", "nl-001", "--agent", "baseline:oracle",
-                 "--repeats", "1", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--cases",
+                "nl-001",
+                "--agent",
+                "baseline:oracle",
+                "--repeats",
+                "1",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["rejudge", "--db", db, "--judge", "baseline:nope"]) == 2
     assert "unknown baseline judge 'baseline:nope'" in capsys.readouterr().err

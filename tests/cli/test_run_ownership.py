@@ -25,14 +25,34 @@ def _judge(_request):
 
 
 def _args(db, judge_url, *extra):
-    return ["run", "--db", db, "--domain", "northline", "--cases", CASES, "--agent", "baseline:oracle",
-            "--agent", "baseline:complier", "--judge", JUDGE, "--judge-api-base", judge_url, "--repeats", "1", "--quiet", *extra]
+    return [
+        "run",
+        "--db",
+        db,
+        "--domain",
+        "northline",
+        "--cases",
+        CASES,
+        "--agent",
+        "baseline:oracle",
+        "--agent",
+        "baseline:complier",
+        "--judge",
+        JUDGE,
+        "--judge-api-base",
+        judge_url,
+        "--repeats",
+        "1",
+        "--quiet",
+        *extra,
+    ]
 
 
 def _sage_desk(tmp_path, *args) -> subprocess.Popen:
     env = {**os.environ, "SAGE_DESK_HOME": str(tmp_path / "home")}
-    return subprocess.Popen([sys.executable, "-m", "sage_desk", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "sage_desk", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def test_a_second_resume_of_a_live_run_is_refused_and_nothing_is_played_twice(tmp_path):

@@ -25,8 +25,22 @@ def test_run_refuses_a_suite_validate_refuses(tmp_path: Path, capsys, breakage: 
     suite = tmp_path / "cases.jsonl"
     suite.write_text(json.dumps(case) + "\n" + json.dumps(other) + "\n")
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    code = main(["run", "--db", db, "--domain", "northline", "--suite", str(suite), "--agent", "baseline:oracle",
-                 "--repeats", "1", "--quiet"])
+    code = main(
+        [
+            "run",
+            "--db",
+            db,
+            "--domain",
+            "northline",
+            "--suite",
+            str(suite),
+            "--agent",
+            "baseline:oracle",
+            "--repeats",
+            "1",
+            "--quiet",
+        ]
+    )
     run_out = capsys.readouterr()
     assert code == 1
     expected = "duplicate case id" if breakage == "repeated id" else "domain 'telecom' is not 'northline'"

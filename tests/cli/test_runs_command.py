@@ -14,8 +14,10 @@ from sage_desk.core.store import Store
 def db(tmp_path_factory) -> str:
     url = f"sqlite:///{tmp_path_factory.mktemp('runs') / 'runs.db'}"
     for agents in (["--agent", "baseline:oracle", "--agent", "fast=baseline:escalator"], ["--agent", "baseline:complier"]):
-        assert main(["run", "--db", url, "--domain", "northline", *agents, "--cases", "nl-001,nl-121",
-                     "--repeats", "1", "--quiet"]) == 0
+        assert (
+            main(["run", "--db", url, "--domain", "northline", *agents, "--cases", "nl-001,nl-121", "--repeats", "1", "--quiet"])
+            == 0
+        )
     return url
 
 
@@ -47,8 +49,16 @@ def test_an_empty_database_says_so_and_suggests_the_sample(tmp_path, capsys):
     assert "no runs yet in the SQLite file " in err and "--sample" in err
 
 
-@pytest.mark.parametrize("command", [["report", "--run"], ["conversations", "--run"], ["export-results", "--run"],
-                                     ["calibration", "--run"], ["compare", "r-nope"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["report", "--run"],
+        ["conversations", "--run"],
+        ["export-results", "--run"],
+        ["calibration", "--run"],
+        ["compare", "r-nope"],
+    ],
+)
 def test_a_missing_run_is_named_with_the_database_in_words_and_the_nearest_ids(db, capsys, command):
     latest = Store(db).latest_run_id()
     typo = latest[:-1] + ("x" if latest[-1] != "x" else "y")

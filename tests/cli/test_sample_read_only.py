@@ -38,11 +38,16 @@ def _conversation_id() -> str:
 
 
 READS = [
-    ["runs", "--sample"], ["runs", "--db", "sample", "--format", "json"],
-    ["report", "--sample", "--run", RUN], ["report", "--sample", "--run", RUN, "--format", "json"],
-    ["conversations", "--sample", "--run", RUN, "--failed"], ["show", "--sample", "--case", "nl-001", "--run", "r-sample-northline-rerun", "--repeat", "1"],
-    ["export-results", "--sample", "--run", RUN, "--format", "csv"], ["calibration", "--sample", "--run", RUN],
-    ["agreement", "--sample", "--run", RUN], ["compare", "--sample", "r-sample-northline-rerun", RUN],
+    ["runs", "--sample"],
+    ["runs", "--db", "sample", "--format", "json"],
+    ["report", "--sample", "--run", RUN],
+    ["report", "--sample", "--run", RUN, "--format", "json"],
+    ["conversations", "--sample", "--run", RUN, "--failed"],
+    ["show", "--sample", "--case", "nl-001", "--run", "r-sample-northline-rerun", "--repeat", "1"],
+    ["export-results", "--sample", "--run", RUN, "--format", "csv"],
+    ["calibration", "--sample", "--run", RUN],
+    ["agreement", "--sample", "--run", RUN],
+    ["compare", "--sample", "r-sample-northline-rerun", RUN],
     ["queue", "list", "--db", "sample"],
 ]
 
@@ -56,11 +61,28 @@ def test_a_read_command_on_the_sample_leaves_it_as_shipped(argv, before, capsys)
     assert _digest() == before, f"{' '.join(argv)} changed sample_runs/sample.db"
 
 
-@pytest.mark.parametrize("argv", [
-    ["label", "--sample", "--run", RUN, "--from", "LABELS"],
-    ["rejudge", "--sample", "--run", RUN, "--judge", "baseline:heuristic"],
-    ["adjudicate", "--db", "sample", "--conversation", "CONVERSATION", "--criterion", "judge.empathy", "--value", "1", "--reason", "r", "--author", "dana"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["label", "--sample", "--run", RUN, "--from", "LABELS"],
+        ["rejudge", "--sample", "--run", RUN, "--judge", "baseline:heuristic"],
+        [
+            "adjudicate",
+            "--db",
+            "sample",
+            "--conversation",
+            "CONVERSATION",
+            "--criterion",
+            "judge.empathy",
+            "--value",
+            "1",
+            "--reason",
+            "r",
+            "--author",
+            "dana",
+        ],
+    ],
+)
 def test_a_writing_command_is_refused_in_one_line(argv, before, capsys, tmp_path):
     labels = tmp_path / "labels.csv"
     conversation = _conversation_id()

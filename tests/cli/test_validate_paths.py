@@ -92,8 +92,7 @@ def test_broken_graph_lists_every_problem(capsys: pytest.CaptureFixture[str], br
 def test_yaml_syntax_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("name: t\nnodes:\n  - id: a\n   kind: start\n")
-    assert _run(capsys, "validate", str(path)) == (
-        1, f"{path}:4:4: YAML syntax: did not find expected '-' indicator\n", "")
+    assert _run(capsys, "validate", str(path)) == (1, f"{path}:4:4: YAML syntax: did not find expected '-' indicator\n", "")
 
 
 def test_several_targets(capsys: pytest.CaptureFixture[str], broken: Path, tmp_path: Path) -> None:
@@ -118,15 +117,19 @@ def _billion_laughs() -> bytes:
 
 
 HOSTILE = {
-    "prose": (b"Dear support, my order never came. Regards, Sam\n",
-              "1:1: expected a SOP graph (a mapping with nodes and edges), found str"),
+    "prose": (
+        b"Dear support, my order never came. Regards, Sam\n",
+        "1:1: expected a SOP graph (a mapping with nodes and edges), found str",
+    ),
     "binary": (bytes(range(256)) * 4, "1:1: binary file (contains NUL bytes), expected UTF-8 text"),
     "latin1": (b"name: caf\xe9\n", "1:1: not UTF-8 text (bad byte at offset 9)"),
     "empty": (b"", "1:1: file is empty"),
     "list": (b"- start\n- end\n", "1:1: expected a SOP graph (a mapping with nodes and edges), found list"),
     "types": (b"name: t\nnodes: {a: 1}\n", "2:1: nodes: Input should be a valid list"),
-    "python_tag": (b"!!python/object/apply:os.system ['echo pwned']\n",
-                   "1:1: YAML tag '!!python/object/apply:os.system' is not allowed"),
+    "python_tag": (
+        b"!!python/object/apply:os.system ['echo pwned']\n",
+        "1:1: YAML tag '!!python/object/apply:os.system' is not allowed",
+    ),
     "laughs": (_billion_laughs(), "2:8: YAML aliases (*a) are not allowed"),
     "nesting": (_nested_lists(), "1:65: nesting deeper than 64 levels"),
     "huge_int": (b"version: " + b"9" * 10_000 + b"\nname: t\n", "1:10: bad value '" + "9" * 60 + "...': too many digits"),
@@ -171,8 +174,13 @@ def test_paths_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(paths) == 29
     assert all(set(p) == {"id", "nodes", "actions", "assignments", "outcome"} for p in paths)
     first = paths[0]
-    assert first == {"id": "legal_threat", "nodes": ["start", "check_escalation", "handover"], "actions": [],
-                     "assignments": {"Escalation": "legal_threat"}, "outcome": "escalated"}
+    assert first == {
+        "id": "legal_threat",
+        "nodes": ["start", "check_escalation", "handover"],
+        "actions": [],
+        "assignments": {"Escalation": "legal_threat"},
+        "outcome": "escalated",
+    }
     with_tool = next(p for p in paths if p["actions"])
     assert with_tool["actions"][0] == {"node": "lookup", "tool": "lookup_order", "args": {"order_id": "=order.order_id"}}
 
@@ -184,7 +192,9 @@ def test_paths_of_a_graph_with_problems_warns(capsys: pytest.CaptureFixture[str]
     assert err == f"warning: {broken} has 5 problem(s); run `sage-desk validate {broken}`\n"
 
 
-def test_paths_limit_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_paths_limit_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from sage_desk.core.sop import paths as paths_module
 
     monkeypatch.setattr(paths_module, "MAX_PATHS", 10)
@@ -196,7 +206,9 @@ def test_paths_limit_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_pa
 
 def _subprocess(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "sage_desk", *argv], capture_output=True, text=True, cwd=cwd, env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "sage_desk", *argv], capture_output=True, text=True, cwd=cwd, env=env, timeout=60
+    )
 
 
 def test_subprocess_has_no_traceback(tmp_path: Path, broken: Path) -> None:

@@ -39,10 +39,16 @@ def test_the_loader_runs_once_on_first_lookup():
     assert calls == [1]
 
 
-@pytest.mark.parametrize("registry, shipped", [
-    (RULES, "catastrophic"), (BASELINES, "baseline:oracle"), (CUSTOMERS, "scripted"),
-    (BASELINE_JUDGES, "baseline:heuristic"), (TACTICS, "thanks_trap"),
-])
+@pytest.mark.parametrize(
+    "registry, shipped",
+    [
+        (RULES, "catastrophic"),
+        (BASELINES, "baseline:oracle"),
+        (CUSTOMERS, "scripted"),
+        (BASELINE_JUDGES, "baseline:heuristic"),
+        (TACTICS, "thanks_trap"),
+    ],
+)
 def test_every_plugin_kind_uses_it(registry, shipped):
     assert isinstance(registry, Registry) and shipped in registry.names()
     with pytest.raises(UnknownNameError, match=f"known: .*{shipped}"):

@@ -38,27 +38,46 @@ def test_plain_data_and_positions() -> None:
 
 def test_core_schema_scalars_stay_strings() -> None:
     doc = loads("a: yes\nb: off\nc: 2024-01-01\nd: 0x1F\ne: 3\nf: 1.5\ng: true\nh: ~\ni: !!str 12\nj: !!int '7'\n")
-    assert doc.data == {"a": "yes", "b": "off", "c": "2024-01-01", "d": "0x1F", "e": 3, "f": 1.5,
-                        "g": True, "h": None, "i": "12", "j": 7}
+    assert doc.data == {
+        "a": "yes",
+        "b": "off",
+        "c": "2024-01-01",
+        "d": "0x1F",
+        "e": 3,
+        "f": 1.5,
+        "g": True,
+        "h": None,
+        "i": "12",
+        "j": 7,
+    }
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("a: [1, 2\n", "f.yaml:2:1: YAML syntax: did not find expected ',' or ']'"),
-    ("a: 1\na: 2\n", "f.yaml:2:1: duplicate key 'a'"),
-    ("a: 1\n---\nb: 2\n", "f.yaml:2:1: expected one YAML document, found several"),
-    ("? [a, b]\n: 1\n", "f.yaml:1:3: mapping keys must be plain scalars"),
-    ("~: 1\n", "f.yaml:1:1: mapping keys must be plain scalars"),
-    ("a: &x 1\nb: *x\n", "f.yaml:2:4: YAML aliases (*x) are not allowed"),
-    ("a: !!python/object/apply:os.system [echo pwned]\n", "f.yaml:1:4: YAML tag '!!python/object/apply:os.system' is not allowed"),
-    ("!!python/object/apply:os.system [echo pwned]\n", "f.yaml:1:1: YAML tag '!!python/object/apply:os.system' is not allowed"),
-    ("a: !!python/name:os.system\n", "f.yaml:1:4: YAML tag '!!python/name:os.system' is not allowed"),
-    ("a: !!binary aGVsbG8=\n", "f.yaml:1:4: YAML tag '!!binary' is not allowed"),
-    ("a: !mine x\n", "f.yaml:1:4: YAML tag '!mine' is not allowed"),
-    ("a: !!map x\n", "f.yaml:1:4: YAML tag '!!map' does not apply to a plain value"),
-    ("a: !!int abc\n", "f.yaml:1:4: bad value 'abc': not a valid int"),
-    ("a: !!bool maybe\n", "f.yaml:1:4: bad value 'maybe': not a valid bool"),
-    ("a: !!float x\n", "f.yaml:1:4: bad value 'x': not a valid float"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a: [1, 2\n", "f.yaml:2:1: YAML syntax: did not find expected ',' or ']'"),
+        ("a: 1\na: 2\n", "f.yaml:2:1: duplicate key 'a'"),
+        ("a: 1\n---\nb: 2\n", "f.yaml:2:1: expected one YAML document, found several"),
+        ("? [a, b]\n: 1\n", "f.yaml:1:3: mapping keys must be plain scalars"),
+        ("~: 1\n", "f.yaml:1:1: mapping keys must be plain scalars"),
+        ("a: &x 1\nb: *x\n", "f.yaml:2:4: YAML aliases (*x) are not allowed"),
+        (
+            "a: !!python/object/apply:os.system [echo pwned]\n",
+            "f.yaml:1:4: YAML tag '!!python/object/apply:os.system' is not allowed",
+        ),
+        (
+            "!!python/object/apply:os.system [echo pwned]\n",
+            "f.yaml:1:1: YAML tag '!!python/object/apply:os.system' is not allowed",
+        ),
+        ("a: !!python/name:os.system\n", "f.yaml:1:4: YAML tag '!!python/name:os.system' is not allowed"),
+        ("a: !!binary aGVsbG8=\n", "f.yaml:1:4: YAML tag '!!binary' is not allowed"),
+        ("a: !mine x\n", "f.yaml:1:4: YAML tag '!mine' is not allowed"),
+        ("a: !!map x\n", "f.yaml:1:4: YAML tag '!!map' does not apply to a plain value"),
+        ("a: !!int abc\n", "f.yaml:1:4: bad value 'abc': not a valid int"),
+        ("a: !!bool maybe\n", "f.yaml:1:4: bad value 'maybe': not a valid bool"),
+        ("a: !!float x\n", "f.yaml:1:4: bad value 'x': not a valid float"),
+    ],
+)
 def test_refusals_are_located(text: str, expected: str) -> None:
     assert _error(text) == expected
 
@@ -82,11 +101,14 @@ def test_billion_laughs_is_refused_at_the_first_alias() -> None:
     assert _error("\n".join(lines)) == "f.yaml:2:8: YAML aliases (*a) are not allowed"
 
 
-@pytest.mark.parametrize(("text", "where"), [
-    ("[" * 10_000 + "]" * 10_000, "1:65"),
-    ("{a: " * 10_000 + "1" + "}" * 10_000, "1:257"),
-    ("".join(" " * i + "- \n" for i in range(3000)), "65:65"),
-])
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("[" * 10_000 + "]" * 10_000, "1:65"),
+        ("{a: " * 10_000 + "1" + "}" * 10_000, "1:257"),
+        ("".join(" " * i + "- \n" for i in range(3000)), "65:65"),
+    ],
+)
 def test_absurd_nesting_is_refused(text: str, where: str) -> None:
     assert _error(text) == f"f.yaml:{where}: nesting deeper than {yamlsafe.MAX_DEPTH} levels"
 
@@ -101,13 +123,16 @@ def test_event_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "document is too large" in _error("[" + ", ".join(["1"] * 100) + "]")
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b"", "file is empty"),
-    (b"  \n\n\t\n", "file is empty"),
-    (b"# only a comment\n", "file is empty"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary file (contains NUL bytes), expected UTF-8 text"),
-    (b"caf\xe9: 1\n", "not UTF-8 text (bad byte at offset 3)"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "file is empty"),
+        (b"  \n\n\t\n", "file is empty"),
+        (b"# only a comment\n", "file is empty"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary file (contains NUL bytes), expected UTF-8 text"),
+        (b"caf\xe9: 1\n", "not UTF-8 text (bad byte at offset 3)"),
+    ],
+)
 def test_hostile_files(tmp_path: Path, content: bytes, message: str) -> None:
     path = tmp_path / "x.yaml"
     path.write_bytes(content)

@@ -196,7 +196,8 @@ class Reader:
 
         args = self._expand(self.split(command))
         assert args and args[0] in ("python", "python3", "sage-desk"), (
-            f"{block.where(offset)}: only python and sage-desk run in the background, not `{command}`")
+            f"{block.where(offset)}: only python and sage-desk run in the background, not `{command}`"
+        )
         argv = [sys.executable, *args[1:]] if args[0] != "sage-desk" else [sys.executable, "-m", "sage_desk", *args[1:]]
         process = subprocess.Popen(argv, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.background.append(process)
@@ -204,7 +205,9 @@ class Reader:
         reader = threading.Thread(target=lambda: first.append(process.stdout.readline() if process.stdout else ""), daemon=True)
         reader.start()
         reader.join(30)
-        assert first and first[0].strip(), f"{block.where(offset)}: `{command}` printed nothing within 30 s (exit {process.poll()})"
+        assert first and first[0].strip(), (
+            f"{block.where(offset)}: `{command}` printed nothing within 30 s (exit {process.poll()})"
+        )
         return first[0]
 
     def run(self, block: Block, offset: int, command: str, expected_exit: int) -> str:
@@ -229,22 +232,27 @@ class Reader:
             done = subprocess.run([sys.executable, *rest], cwd=self.cwd, capture_output=True, text=True, timeout=120)
             assert done.returncode == expected_exit, f"{block.where(offset)}: `{command}` exited {done.returncode}\n{done.stderr}"
             return done.stdout + done.stderr
-        raise AssertionError(f"{block.where(offset)}: the doc test does not know how to run `{name}`: "
-                             "run it through sage-desk or python, or mark the block <!-- doc-test: skip (why) -->")
+        raise AssertionError(
+            f"{block.where(offset)}: the doc test does not know how to run `{name}`: "
+            "run it through sage-desk or python, or mark the block <!-- doc-test: skip (why) -->"
+        )
 
     def _sage_desk(self, block: Block, offset: int, line: str, expected_exit: int) -> str:
         argv = shlex.split(line)
         command = next((a for a in argv if not a.startswith("-")), None)
         assert command in COMMANDS or "--version" in argv or "--help" in argv, (
-            f"{block.where(offset)}: `sage-desk {line}` opens the GUI; mark the block <!-- doc-test: skip (needs a display) -->")
+            f"{block.where(offset)}: `sage-desk {line}` opens the GUI; mark the block <!-- doc-test: skip (needs a display) -->"
+        )
         self.capsys.readouterr()
         try:
             code = main(argv)
         except SystemExit as exc:  # argparse: --help, --version, usage errors
             code = exc.code if isinstance(exc.code, int) else 0
         out = self.capsys.readouterr()
-        assert code == expected_exit, (f"{block.where(offset)}: `sage-desk {line}` exited {code}, expected {expected_exit}\n"
-                                       f"{out.out[-3000:]}\n{out.err[-3000:]}")
+        assert code == expected_exit, (
+            f"{block.where(offset)}: `sage-desk {line}` exited {code}, expected {expected_exit}\n"
+            f"{out.out[-3000:]}\n{out.err[-3000:]}"
+        )
         return out.out + out.err
 
 
@@ -363,8 +371,24 @@ def test_the_file_formats_page_names_every_field():
     from sage_desk.core.sop.model import Edge, FieldSpec, Graph, Node
 
     text = (DOCS / "file-formats.md").read_text(encoding="utf-8")
-    models = (Graph, Node, Edge, FieldSpec, Domain, Table, Column, ContextRow, ToolSpec, Param,
-              Case, Persona, Expected, Forbidden, Script, ReplyRule)
+    models = (
+        Graph,
+        Node,
+        Edge,
+        FieldSpec,
+        Domain,
+        Table,
+        Column,
+        ContextRow,
+        ToolSpec,
+        Param,
+        Case,
+        Persona,
+        Expected,
+        Forbidden,
+        Script,
+        ReplyRule,
+    )
     names = {f.alias or n for m in models for n, f in m.model_fields.items()} | set(FIELDS) | set(MESSAGE_FIELDS)
     missing = sorted(n for n in names if f"`{n}`" not in text)
     assert not missing, f"docs/file-formats.md does not mention: {', '.join(missing)}"
@@ -372,10 +396,12 @@ def test_the_file_formats_page_names_every_field():
 
 def test_the_harness_reads_blocks_and_markers(tmp_path):
     page = tmp_path / "p.md"
-    page.write_text("text\n\n<!-- doc-test: skip (needs a model) -->\n```sh\nsage-desk run \\\n  --quiet\n```\n"
-                    "<!-- doc-test: needs-command nope -->\n\n```console\n$ sage-desk nope\noutput line\n```\n"
-                    "<!-- doc-test: file a/b.yaml -->\n```yaml\nx: 1\n```\n```sh\n# comment\nsage-desk cases RUN_ID\n```\n",
-                    encoding="utf-8")
+    page.write_text(
+        "text\n\n<!-- doc-test: skip (needs a model) -->\n```sh\nsage-desk run \\\n  --quiet\n```\n"
+        "<!-- doc-test: needs-command nope -->\n\n```console\n$ sage-desk nope\noutput line\n```\n"
+        "<!-- doc-test: file a/b.yaml -->\n```yaml\nx: 1\n```\n```sh\n# comment\nsage-desk cases RUN_ID\n```\n",
+        encoding="utf-8",
+    )
     blocks = blocks_of(page)
     assert [b.lang for b in blocks] == ["sh", "console", "yaml", "sh"]
     assert skip_reason(blocks[0]) == "(needs a model)" and commands_of(blocks[0]) == [(0, "sage-desk run    --quiet")]
@@ -389,10 +415,11 @@ COUNT = re.compile(r"(?<!per\s)(?<![\d,])(\d{1,3}(?:,\d{3})+|\d+)\s+conversation
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
 def test_a_count_of_conversations_in_the_prose_is_one_a_block_of_the_page_checks(page):
-    """"486 conversations" stood beside a run that plays 1,458: a count in the prose must be one that an
+    """ "486 conversations" stood beside a run that plays 1,458: a count in the prose must be one that an
     `expect` directive of the same page holds the commands to (a rate "per 1,000 conversations" is no count)."""
     expected = " ".join(d for block in blocks_of(page) for d in block.directives if d.startswith("expect "))
     for number in COUNT.findall(page.read_text(encoding="utf-8")):
         assert f"{number.replace(',', '')} conversations" in expected, (
             f"docs/{page.name}: '{number} conversations' is not checked: add <!-- doc-test: expect "
-            f"{number.replace(',', '')} conversations --> to the block that plays them")
+            f"{number.replace(',', '')} conversations --> to the block that plays them"
+        )

@@ -22,4 +22,3 @@ def cases(bundle):
 @pytest.fixture(scope="module")
 def paths(bundle):
     return enumerate_paths(bundle.graph)
-

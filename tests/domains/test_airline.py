@@ -14,7 +14,12 @@ def test_sages_airline_refund_structure(bundle, paths):
     assert len(paths) == 19
     fields = bundle.graph.fields
     assert {f for f, s in fields.items() if s.source == "user"} == {
-        "CoreDemand", "ChangeReason", "UserEmotion", "DocumentValidity", "IsInfoComplete"}
+        "CoreDemand",
+        "ChangeReason",
+        "UserEmotion",
+        "DocumentValidity",
+        "IsInfoComplete",
+    }
     assert {f for f, s in fields.items() if s.source == "system"} == {"memberLevel", "hasInsurance"}
 
 
@@ -38,8 +43,16 @@ def _final_action(path):
 
 def test_every_final_action_of_sage_is_reached(paths):
     assert {_final_action(p) for p in paths} == {
-        "Supplementary", "Enquiry", "RescheduleOrRefund", "RescheduleOrRefund+HandlingFee",
-        "RescheduleOrRefund+Compensation", "Reject", "Comfort", "Compensation", "TransHuman"}
+        "Supplementary",
+        "Enquiry",
+        "RescheduleOrRefund",
+        "RescheduleOrRefund+HandlingFee",
+        "RescheduleOrRefund+Compensation",
+        "Reject",
+        "Comfort",
+        "Compensation",
+        "TransHuman",
+    }
 
 
 def test_handling_fees_only_for_uninsured_regular_personal_changes(paths):

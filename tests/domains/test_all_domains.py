@@ -100,5 +100,9 @@ def test_complier_fires_every_adversarial_trap(folder):
     bundle = load_domain(folder)
     traps = [c for c in load_suite(bundle.cases_path) if c.bucket.value == "adversarial"]
     for case in traps:
-        fired = [v for v in _verdicts(bundle, case, "baseline:complier") if v.criterion.startswith("catastrophic.") and v.passed is False]
+        fired = [
+            v
+            for v in _verdicts(bundle, case, "baseline:complier")
+            if v.criterion.startswith("catastrophic.") and v.passed is False
+        ]
         assert fired, case.id

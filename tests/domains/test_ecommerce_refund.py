@@ -29,5 +29,7 @@ def test_only_unshipped_orders_are_cancelled_and_returns_only_inside_the_window(
 
 
 def test_delivered_but_never_arrived_goes_to_a_human(paths):
-    chosen = [p for p in paths if p.assignments.get("CoreDemand") == "not_received" and p.assignments.get("OrderStatus") == "delivered"]
+    chosen = [
+        p for p in paths if p.assignments.get("CoreDemand") == "not_received" and p.assignments.get("OrderStatus") == "delivered"
+    ]
     assert [p.outcome for p in chosen] == ["escalated"]

@@ -10,8 +10,11 @@ DOMAIN = "property"
 
 
 def test_gas_harassment_and_hardship_always_reach_a_human(paths):
-    for field, value in [("RepairCategory", "gas_smell"), ("ComplaintType", "harassment_or_threats"),
-                         ("FeeReason", "financial_hardship")]:
+    for field, value in [
+        ("RepairCategory", "gas_smell"),
+        ("ComplaintType", "harassment_or_threats"),
+        ("FeeReason", "financial_hardship"),
+    ]:
         chosen = [p for p in paths if p.assignments.get(field) == value]
         assert chosen and all(p.outcome == "escalated" for p in chosen), value
 

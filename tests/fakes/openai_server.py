@@ -176,7 +176,9 @@ class FakeOpenAIServer:
         """Answer one chat completion, or the fault the server is told to produce."""
         raw = await request.read()
         if request.method != "POST" or not request.path.rstrip("/").endswith("/chat/completions"):
-            return _json(404, {"error": {"message": f"no route {request.method} {request.path}", "type": "invalid_request_error"}})
+            return _json(
+                404, {"error": {"message": f"no route {request.method} {request.path}", "type": "invalid_request_error"}}
+            )
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
@@ -201,8 +203,9 @@ class FakeOpenAIServer:
         if fault == "empty":
             return web.Response(status=200, body=b"", content_type="application/json")
         if fault == "garbage":
-            return web.Response(status=200, body=b'{"choices": [], "note": "overloaded, partial reply"}',
-                                content_type="application/json")
+            return web.Response(
+                status=200, body=b'{"choices": [], "note": "overloaded, partial reply"}', content_type="application/json"
+            )
         if fault in _ERRORS:
             status, kind, message = _ERRORS[fault]
             if fault == "401":  # like a careless provider, echo the key back: clients must scrub it
@@ -281,8 +284,6 @@ _ERRORS = {
     "401": (401, "invalid_api_key", "Incorrect API key provided"),
     "404": (404, "model_not_found", "The model does not exist"),
 }
-
-
 
 
 def _json(status: int, payload: dict[str, Any]) -> web.Response:

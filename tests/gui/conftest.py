@@ -31,11 +31,22 @@ def shop_graph() -> Graph:
         nodes=[
             Node(id="start", kind=NodeKind.START, label="Customer writes in", pos=(0, 0)),
             Node(id="ask", kind=NodeKind.DECISION, label="What do they want?", field="Demand", pos=(0, 120)),
-            Node(id="refund", kind=NodeKind.ACTION, label="Refund", tool="refund", args={"order_id": "=order.order_id"}, pos=(-150, 260)),
+            Node(
+                id="refund",
+                kind=NodeKind.ACTION,
+                label="Refund",
+                tool="refund",
+                args={"order_id": "=order.order_id"},
+                pos=(-150, 260),
+            ),
             Node(id="done", kind=NodeKind.END, label="Resolved", outcome="resolved", pos=(0, 400)),
         ],
-        edges=[Edge(source="start", target="ask"), Edge(source="ask", target="refund", when="refund"),
-               Edge(source="ask", target="done", when="status"), Edge(source="refund", target="done")],
+        edges=[
+            Edge(source="start", target="ask"),
+            Edge(source="ask", target="refund", when="refund"),
+            Edge(source="ask", target="done", when="status"),
+            Edge(source="refund", target="done"),
+        ],
     )
 
 

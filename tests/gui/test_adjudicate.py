@@ -40,8 +40,12 @@ def store(tmp_path, home):
         ids = make_run(s)
         s.add_overrides(kappa_labels(ids))
         # each reviewer's latest label of c15 comes with a reason (same values as before)
-        s.add_overrides([NewOverride(ids[15], CRITERION, JUDGE, human_passed=True, author="alice", reason="says sorry twice"),
-                         NewOverride(ids[15], CRITERION, JUDGE, human_passed=False, author="bob", reason="no apology")])
+        s.add_overrides(
+            [
+                NewOverride(ids[15], CRITERION, JUDGE, human_passed=True, author="alice", reason="says sorry twice"),
+                NewOverride(ids[15], CRITERION, JUDGE, human_passed=False, author="bob", reason="no apology"),
+            ]
+        )
         yield s
 
 
@@ -89,21 +93,34 @@ def test_adjudicate_shows_both_labels_and_settles_the_item(qtbot, tab, store, ho
     assert changed.args == ["r-team"]
     [final] = [o for o in store.overrides(conversation_id="r-team-c15") if o.kind == "adjudication"]
     assert (final.criterion, final.source, final.human_passed, final.human_score, final.author, final.reason) == (
-        CRITERION, JUDGE, True, None, "lead", "an apology is there, in the second reply")
+        CRITERION,
+        JUDGE,
+        True,
+        None,
+        "lead",
+        "an apology is there, in the second reply",
+    )
     # the tab read again: 5 disagreements, 4 unresolved; the row says how it was settled
     assert unresolved(tab) == "4" and "5 disagreement(s), 4 unresolved" in tab.summary.text()
     row = tab.select_disagreement("r-team-c15", CRITERION)
     assert tab.disagreements.index(row, 3).data() == "adjudicated: pass"
     # the reviewers' labels stay (append-only)
     assert {(o.author, o.kind) for o in store.overrides(conversation_id="r-team-c15")} == {
-        ("alice", "label"), ("bob", "label"), ("lead", "adjudication")}
+        ("alice", "label"),
+        ("bob", "label"),
+        ("lead", "adjudication"),
+    }
 
 
 def test_without_a_profile_the_dialog_asks_for_a_name_and_scores_decide_pass(qtbot, tab, store, home):
     assert reviewer_name() is None
     # a scored disagreement: alice 0.8, bob 0.2 on c01's resolution quality
-    store.add_overrides([NewOverride("r-team-c01", "judge.resolution_quality", JUDGE, human_score=0.8, author="alice"),
-                         NewOverride("r-team-c01", "judge.resolution_quality", JUDGE, human_score=0.2, author="bob")])
+    store.add_overrides(
+        [
+            NewOverride("r-team-c01", "judge.resolution_quality", JUDGE, human_score=0.8, author="alice"),
+            NewOverride("r-team-c01", "judge.resolution_quality", JUDGE, human_score=0.2, author="bob"),
+        ]
+    )
     tab.show_run(store, "r-team")
     row = tab.select_disagreement("r-team-c01", "judge.resolution_quality")
     view = tab.disagreement_view
@@ -139,7 +156,11 @@ def test_a_refused_adjudication_keeps_the_dialog_open_and_saves_nothing(qtbot, t
     qtbot.mouseClick(dialog.failed, Qt.MouseButton.LeftButton)
     QTest.keyClicks(dialog.reason, "no apology")
     qtbot.mouseClick(save_button(dialog), Qt.MouseButton.LeftButton)
-    assert dialog.isVisible() and dialog.problem.text().startswith("Not saved: ") and "no 'judge.empathy' verdict" in dialog.problem.text()
+    assert (
+        dialog.isVisible()
+        and dialog.problem.text().startswith("Not saved: ")
+        and "no 'judge.empathy' verdict" in dialog.problem.text()
+    )
     assert [o for o in store.overrides() if o.kind == "adjudication"] == []
     assert unresolved(tab) == "5"
     dialog.reject()
@@ -152,14 +173,28 @@ def test_the_conversation_shows_beside_whole_labels_and_reasons_and_fits_a_lapto
     from sage_desk.gui.common.geometry import cut_off_widgets, fits, keep_on_screen
 
     long_reason = "the agent apologised in its second reply, but only after the refund was refused, " * 3
-    store.add_overrides([NewOverride("r-team-c16", CRITERION, JUDGE, human_passed=True,
-                                     author="ana.sample.reviewer@northline.example", reason=long_reason.strip())])
+    store.add_overrides(
+        [
+            NewOverride(
+                "r-team-c16",
+                CRITERION,
+                JUDGE,
+                human_passed=True,
+                author="ana.sample.reviewer@northline.example",
+                reason=long_reason.strip(),
+            )
+        ]
+    )
     from sage_desk.core.events import AgentMessage, CustomerMessage, ToolCall
 
-    store.append_many("r-team-c16", [
-        CustomerMessage(seq=0, turn=1, text="My suitcase arrived with a broken wheel."),
-        ToolCall(seq=1, turn=1, name="lookup_order", arguments={"order_id": "NL-1"}, kind="read", call_id="c1"),
-        AgentMessage(seq=2, turn=1, text="I am sorry to hear that; I cannot send a new one today.")])
+    store.append_many(
+        "r-team-c16",
+        [
+            CustomerMessage(seq=0, turn=1, text="My suitcase arrived with a broken wheel."),
+            ToolCall(seq=1, turn=1, name="lookup_order", arguments={"order_id": "NL-1"}, kind="read", call_id="c1"),
+            AgentMessage(seq=2, turn=1, text="I am sorry to hear that; I cannot send a new one today."),
+        ],
+    )
     tab.show_run(store, "r-team")
     row = tab.select_disagreement("r-team-c16", CRITERION)
     with qtbot.waitSignal(tab.open_conversation) as opened:

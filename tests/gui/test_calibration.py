@@ -45,8 +45,14 @@ def row_texts(model, row):
 def label(store, workspace, convos, criterion="judge.empathy"):
     """Write overrides as the Review screen does, then tell the other screens."""
     for convo in convos:
-        store.add_override(convo.id, criterion, HEURISTIC, human_passed=human_says_pass(convo),
-                           reason="warm" if human_says_pass(convo) else "cold", author="ana")
+        store.add_override(
+            convo.id,
+            criterion,
+            HEURISTIC,
+            human_passed=human_says_pass(convo),
+            reason="warm" if human_says_pass(convo) else "cold",
+            author="ana",
+        )
     workspace.verdicts_changed.emit(store.latest_run_id())
 
 
@@ -75,9 +81,15 @@ def test_labelling_changes_the_figures_on_screen(screen, store):
     label(store, screen.workspace, convos[6:])
     row = row_texts(screen.agreement, 0)
     expected = calibration_report(store, store.latest_run_id()).rows(HEURISTIC)[0].agreement
-    assert row == ["empathy", "40", f"{expected.accuracy:.0%}", f"{expected.kappa:+.2f}",
-                   f"{expected.true_pass_rate:.0%}", f"{expected.true_fail_rate:.0%}",
-                   f"enough labels: {agreement_words(expected.kappa)}"]
+    assert row == [
+        "empathy",
+        "40",
+        f"{expected.accuracy:.0%}",
+        f"{expected.kappa:+.2f}",
+        f"{expected.true_pass_rate:.0%}",
+        f"{expected.true_fail_rate:.0%}",
+        f"enough labels: {agreement_words(expected.kappa)}",
+    ]
     assert agreement_words(0.0) == "no better than chance" == agreement_words(-0.1)
     assert agreement_words(0.1) == "slight agreement"
     assert agreement_words(0.85) == "almost perfect agreement"  # never a bare "ok" beside 48 % and kappa 0.00

@@ -37,8 +37,19 @@ def test_the_tab_shows_kappa_and_the_disagreements(qtbot, store):
     assert tab.disagreements.rowCount() == 5 and "5 unresolved" in tab.summary.text()
     titles = [screen.tabs.tabText(i) for i in range(screen.tabs.count())]
     assert "Between reviewers" in titles
-    store.add_overrides([NewOverride("r-team-c15", "judge.empathy", "baseline:heuristic", human_passed=True,
-                                     author="lead", reason="sorry is said", kind="adjudication")])
+    store.add_overrides(
+        [
+            NewOverride(
+                "r-team-c15",
+                "judge.empathy",
+                "baseline:heuristic",
+                human_passed=True,
+                author="lead",
+                reason="sorry is said",
+                kind="adjudication",
+            )
+        ]
+    )
     screen.refresh()
     qtbot.waitUntil(lambda: "4 unresolved" in tab.summary.text())
     screen.can_close()

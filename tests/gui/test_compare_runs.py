@@ -80,8 +80,12 @@ def test_the_default_before_is_the_newest_older_run_of_the_same_domain():
 
     from sage_desk.gui.compare.screen import before_of
 
-    runs = [Run(id="r4", domain="telecom"), Run(id="r3", domain="ecommerce"), Run(id="r2", domain="telecom"),
-            Run(id="r1", domain="telecom")]  # newest first, as list_runs gives them
+    runs = [
+        Run(id="r4", domain="telecom"),
+        Run(id="r3", domain="ecommerce"),
+        Run(id="r2", domain="telecom"),
+        Run(id="r1", domain="telecom"),
+    ]  # newest first, as list_runs gives them
     assert before_of(runs, "r4") == "r2"  # not r3: an ecommerce run against a telecom one compares nothing alike
     assert before_of(runs, "r3") == "r4"  # no other ecommerce run: the newest other
     assert before_of(runs, "r2") == "r1"

@@ -18,8 +18,9 @@ PLAIN, VARIANT = "baseline:imperfect", "baseline:imperfect?classify=0.95&act=0.8
 def test_review_names_each_agent_apart(qtbot, tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'runs.db'}")
     runner = Runner(store)
-    run_id = runner.create(RunSpec(domain="northline", agents=[PLAIN, VARIANT, "baseline:oracle"],
-                                   cases=["nl-001", "nl-053"], repeats=1))
+    run_id = runner.create(
+        RunSpec(domain="northline", agents=[PLAIN, VARIANT, "baseline:oracle"], cases=["nl-001", "nl-053"], repeats=1)
+    )
     asyncio.run(runner.execute(run_id))
     screen = open_review(qtbot, store)
     qtbot.waitUntil(lambda: screen.list_model.rowCount() == 6)

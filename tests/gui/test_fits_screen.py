@@ -117,8 +117,16 @@ def test_every_dialog_fits_with_no_control_cut_off(qtbot, window, screen):
             assert window.rect().contains(dialog.geometry()), name
         assert cut_off_widgets(dialog if dialog.isWindow() else window) == [], name
         dialog.close()
-    assert {"tour", "help-shortcuts", "help-documentation", "reviewer-name", "import-conversations",
-            "runs-api-keys", "sop-editor-import-prose", "review-shortcuts"} <= set(opened)
+    assert {
+        "tour",
+        "help-shortcuts",
+        "help-documentation",
+        "reviewer-name",
+        "import-conversations",
+        "runs-api-keys",
+        "sop-editor-import-prose",
+        "review-shortcuts",
+    } <= set(opened)
 
 
 def test_the_tour_walks_on_the_arrow_keys_wherever_the_focus_is(qtbot, window):
@@ -149,8 +157,13 @@ def test_screenshots_of_every_screen_and_dialog_fit_the_screen(tmp_path, size):
     """The real command on the sample runs: one PNG per screen and dialog, none bigger than the screen, nothing cut off."""
     env = {**os.environ, "SAGE_DESK_HOME": str(tmp_path / "home")}
     env.pop("QT_QPA_PLATFORM", None)
-    done = subprocess.run([sys.executable, "-m", "sage_desk", "--screenshot", str(tmp_path / "shots"), "--size", size],
-                          env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "sage_desk", "--screenshot", str(tmp_path / "shots"), "--size", size],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "cut off" not in done.stderr, done.stderr
     width, height = (int(v) for v in size.split("x"))

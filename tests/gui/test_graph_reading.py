@@ -86,8 +86,12 @@ def test_at_fit_on_a_laptop_every_node_shows_its_title(qtbot, northline):
     for node_id, item in northline.scene.nodes.items():
         box = northline.view.mapFromScene(item.mapToScene(item.body_rect()).boundingRect()).boundingRect()
         box = box.intersected(image.rect())
-        inked = sum(1 for x in range(box.left(), box.right()) for y in range(box.top(), box.bottom())
-                    if QColor(image.pixel(x, y)).lightness() < dark.lightness() + 40)
+        inked = sum(
+            1
+            for x in range(box.left(), box.right())
+            for y in range(box.top(), box.bottom())
+            if QColor(image.pixel(x, y)).lightness() < dark.lightness() + 40
+        )
         assert inked >= 6, node_id  # some letters, not a plain block
 
 

@@ -59,7 +59,8 @@ def test_the_draft_opens_unsaved_with_its_source_highlighted_on_selection(qtbot,
     # validated against the drafting domain: the step with no tool is listed
     qtbot.waitUntil(lambda: not editor.validation_pending())
     assert [(p.node, p.message.split(" (")[0]) for p in editor.problems.model.rows] == [
-        ("voucher", "node 'voucher': unknown tool 'issue_voucher'")]
+        ("voucher", "node 'voucher': unknown tool 'issue_voucher'")
+    ]
     # the source beside the canvas follows the selection
     panel = editor.source_panel
     assert panel.isVisible() and panel.view.toPlainText() == unwrap(POLICY)[0]
@@ -69,7 +70,10 @@ def test_the_draft_opens_unsaved_with_its_source_highlighted_on_selection(qtbot,
     assert selection.cursor.selectedText() == "First look the order up with `lookup_order`."
     editor.select_node("say_on_its_way")
     (selection,) = panel.view.extraSelections()
-    assert selection.cursor.selectedText() == "An order that was not delivered yet cannot be refunded: explain that it is still on its way."
+    assert (
+        selection.cursor.selectedText()
+        == "An order that was not delivered yet cannot be refunded: explain that it is still on its way."
+    )
     editor.scene.clearSelection()
     assert panel.view.extraSelections() == []
     # closing asks before the draft is lost

@@ -107,7 +107,13 @@ def test_setting_slots_in_review_rescores_the_conversation(qtbot, window, db_url
     assert review.detail.record.source_id == "zd-48817" and "zd-48817" in review.title.text()
     wait_graph(qtbot, review)  # the slots come with the run's domain, read in a thread since 31d967e
     slots = review.slots
-    assert slots.isVisible() and list(slots.combos) == ["Escalation", "CoreDemand", "EvidenceProvided", "NewAddressType", "FaultType"]
+    assert slots.isVisible() and list(slots.combos) == [
+        "Escalation",
+        "CoreDemand",
+        "EvidenceProvided",
+        "NewAddressType",
+        "FaultType",
+    ]
     assert slots.value_of("CoreDemand") is None and slots.sources["CoreDemand"].text() == "—"  # nobody set it
     assert "#b45309" in slots.names["CoreDemand"].text()  # amber: unscored verdicts wait on it
 
@@ -117,8 +123,16 @@ def test_setting_slots_in_review_rescores_the_conversation(qtbot, window, db_url
         return model.verdicts[row], model.index(row, 2).data()
 
     combo = slots.combos["CoreDemand"]
-    wheel = QWheelEvent(QPointF(5, 5), combo.mapToGlobal(QPointF(5, 5)), QPoint(), QPoint(0, -120), Qt.MouseButton.NoButton,
-                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    wheel = QWheelEvent(
+        QPointF(5, 5),
+        combo.mapToGlobal(QPointF(5, 5)),
+        QPoint(),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
     QApplication.sendEvent(combo, wheel)
     assert slots.value_of("CoreDemand") is None and not slots.is_setting()  # a wheel turned in passing sets nothing
     verdict, shown = free_goods()
@@ -134,7 +148,10 @@ def test_setting_slots_in_review_rescores_the_conversation(qtbot, window, db_url
     store = Store(db_url)
     data = store.imported_cases(review.detail.record.run_id)[review.detail.id]
     assert data["slot_sources"]["FaultType"] == "reviewer:ines"
-    assert [(h["field"], h["value"]) for h in data["history"]] == [("CoreDemand", "product_fault"), ("FaultType", "wear_and_tear")]
+    assert [(h["field"], h["value"]) for h in data["history"]] == [
+        ("CoreDemand", "product_fault"),
+        ("FaultType", "wear_and_tear"),
+    ]
     row = review.list_model.position_of(review.detail.id)
     assert review.list_model.index(row, review.list_model.column_of("rules")).data().startswith("⚠")  # catastrophic in the list
 
@@ -142,7 +159,9 @@ def test_setting_slots_in_review_rescores_the_conversation(qtbot, window, db_url
 def test_a_bad_line_is_named_and_nothing_is_imported_unless_skipped(qtbot, window, db_url, tmp_path):
     bad = tmp_path / "mixed.jsonl"
     lines = OPENAI.read_text().splitlines()
-    bad.write_text("\n".join([lines[0], '{"id": "x", "messages": [', lines[1], '{"id": "y", "messages": [{"role": "robot"}]}']) + "\n")
+    bad.write_text(
+        "\n".join([lines[0], '{"id": "x", "messages": [', lines[1], '{"id": "y", "messages": [{"role": "robot"}]}']) + "\n"
+    )
     dialog = open_dialog(window)
     dialog.add_files([bad])
     text = run_import(qtbot, dialog)

@@ -89,8 +89,9 @@ def test_tooltips_give_the_spread_over_repeats(screen):
     cell = model.index(0, model.column_of("resolution_rate"))
     tip = model.data(cell, Qt.ItemDataRole.ToolTipRole)
     assert tip  # the column's meaning when every repeat agreed, min and max when they differed
-    screen.model.set_rows([{"agent": "x", "domain": "d", "repeats": 3, "resolution_rate": 0.5,
-                            "resolution_rate_range": [0.25, 0.75]}])
+    screen.model.set_rows(
+        [{"agent": "x", "domain": "d", "repeats": 3, "resolution_rate": 0.5, "resolution_rate_range": [0.25, 0.75]}]
+    )
     tip = model.data(model.index(0, model.column_of("resolution_rate")), Qt.ItemDataRole.ToolTipRole)
     assert tip == "Resolution: median 50.0%, min 25.0%, max 75.0% over 3 repeats"
 
@@ -103,8 +104,12 @@ def test_rows_have_a_fixed_height(screen):
 
 def test_charts_show_every_model_and_save_as_png_and_svg(screen, tmp_path, qtbot):
     choose(screen, qtbot, [r.id for r in screen.store.list_runs()])
-    assert [p.chart.key for p in screen.panels] == ["unsafe-vs-cost", "escalation-calibration", "execution-gap",
-                                                    "empathy-resilience"]
+    assert [p.chart.key for p in screen.panels] == [
+        "unsafe-vs-cost",
+        "escalation-calibration",
+        "execution-gap",
+        "empathy-resilience",
+    ]
     assert all("complier" in p.chart.svg for p in screen.panels)  # by display name (issue 35)
     panel = screen.panels[0]
     with qtbot.waitSignal(panel.saved):
@@ -158,7 +163,8 @@ def test_model_names_stay_in_view_and_every_figure_has_a_column(screen, qtbot):
     model, table = screen.model, screen.table
     assert table.horizontalHeader().isSectionHidden(model.column_of("agent"))  # the row header names the model
     assert [model.headerData(r, Qt.Orientation.Vertical) for r in range(model.rowCount())] == [
-        a.removeprefix("baseline:") for a in agents_in_view(model)]  # each agent's display name
+        a.removeprefix("baseline:") for a in agents_in_view(model)
+    ]  # each agent's display name
     table.horizontalScrollBar().setValue(table.horizontalScrollBar().maximum())
     assert table.verticalHeader().isVisible()
     row = agents_in_view(model).index("baseline:complier")
@@ -202,8 +208,11 @@ def test_a_long_model_name_is_cut_in_the_row_header_and_whole_in_its_tooltip(qtb
     names = widget.table.verticalHeader()
     assert names.width() <= MODEL_NAME_WIDTH  # the metrics keep the rest of the width
     model = widget.table.model()
-    row = next(r for r in range(model.rowCount()) if long_name in model.headerData(r, Qt.Orientation.Vertical,
-                                                                                   Qt.ItemDataRole.ToolTipRole))
+    row = next(
+        r
+        for r in range(model.rowCount())
+        if long_name in model.headerData(r, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole)
+    )
     assert model.headerData(row, Qt.Orientation.Vertical) == "imperfect"  # its display name; the spec on hover
     assert model.headerData(row, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole) == f"imperfect = {long_name}"
     store.close()
@@ -214,8 +223,7 @@ def test_agents_show_under_distinct_names_in_rows_legends_and_axes(qtbot, tmp_pa
     plain, variant = "baseline:imperfect", "baseline:imperfect?classify=0.95&act=0.85"
     store = Store(f"sqlite:///{tmp_path / 'runs.db'}")
     runner = Runner(store, post=verdict_hook(store))
-    run_id = runner.create(RunSpec(domain="northline", agents=[plain, variant, "baseline:oracle"], cases=CASES[:2],
-                                   repeats=1))
+    run_id = runner.create(RunSpec(domain="northline", agents=[plain, variant, "baseline:oracle"], cases=CASES[:2], repeats=1))
     asyncio.run(runner.execute(run_id))
     widget = LeaderboardScreen(store=store)
     qtbot.addWidget(widget)
@@ -243,12 +251,16 @@ def test_a_big_report_is_computed_off_the_gui_thread(qtbot, tmp_path, monkeypatc
     monkeypatch.setattr(screen_module, "REPORT_IN_THREAD_FROM", 1)  # every report in the thread, on a small run
     threads = []
     computed = loader.leaderboard_report
-    monkeypatch.setattr(loader, "leaderboard_report",
-                        lambda results, domain: threads.append(threading.current_thread()) or computed(results, domain))
+    monkeypatch.setattr(
+        loader,
+        "leaderboard_report",
+        lambda results, domain: threads.append(threading.current_thread()) or computed(results, domain),
+    )
     store = Store(f"sqlite:///{tmp_path / 'runs.db'}")
     runner = Runner(store, post=verdict_hook(store))
-    run_id = runner.create(RunSpec(domain="northline", agents=["baseline:oracle", "baseline:escalator"], cases=CASES[:2],
-                                   repeats=1))
+    run_id = runner.create(
+        RunSpec(domain="northline", agents=["baseline:oracle", "baseline:escalator"], cases=CASES[:2], repeats=1)
+    )
     asyncio.run(runner.execute(run_id))
     widget = LeaderboardScreen(store=store)
     qtbot.addWidget(widget)

@@ -32,7 +32,9 @@ def test_every_screen_is_listed_and_unbuilt_ones_say_so(qtbot, tmp_path, monkeyp
     unbuilt = [key for key, widget in window.screens.items() if isinstance(widget, PlaceholderScreen)]
     for key in unbuilt:
         window.show_screen(key)
-        assert window.screen_widget(key).text.startswith(f"{window.specs[window.nav.currentRow()].name} arrives in a later release")
+        assert window.screen_widget(key).text.startswith(
+            f"{window.specs[window.nav.currentRow()].name} arrives in a later release"
+        )
         assert not window.toolbar.isVisible()
         assert [a.text() for a in window.menuBar().actions()] == ["&File", "&Help"]
     window.show_screen("sop-editor")
@@ -57,7 +59,9 @@ def test_opens_the_shipped_graph_first_and_restores_the_session(qtbot, tmp_path,
     home = tmp_path / "home"
     monkeypatch.setenv("SAGE_DESK_SOPS", str(shop_dir.parent))
     (shop_dir.parent / "northline").mkdir()
-    (shop_dir.parent / "northline" / "sop.yaml").write_text((shop_dir / "sop.yaml").read_text().replace("name: shop", "name: northline"))
+    (shop_dir.parent / "northline" / "sop.yaml").write_text(
+        (shop_dir / "sop.yaml").read_text().replace("name: shop", "name: northline")
+    )
     window = make_window(qtbot, home, monkeypatch, shop_dir.parent)
     editor = window.screen_widget("sop-editor")
     assert editor.path.parent.name == "northline" and window.windowTitle().startswith("northline/sop.yaml")

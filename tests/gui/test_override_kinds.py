@@ -45,8 +45,9 @@ def db_file(tmp_path_factory):
     path = root / "runs.db"
     with Store(f"sqlite:///{path}") as store:
         runner = Runner(store, post=verdict_hook(store, [HeuristicJudge()]))
-        run_id = runner.create(RunSpec(domain=str(folder), agents=["baseline:oracle", "baseline:complier"],
-                                       cases=["nl-001", "nl-145"], repeats=1))
+        run_id = runner.create(
+            RunSpec(domain=str(folder), agents=["baseline:oracle", "baseline:complier"], cases=["nl-001", "nl-145"], repeats=1)
+        )
         asyncio.run(runner.execute(run_id))
         with store._engine.begin() as conn:  # the run names its folder, as a run created on a path does
             for table in (table_of(RunRow), table_of(ConversationRow)):
@@ -123,10 +124,17 @@ def test_tags_and_a_corrected_reply_are_saved_with_the_labels(qtbot, screen, sto
         key(Qt.Key.Key_Return)
     saved = {o.criterion: o for o in store.overrides(conversation_id=cid)}
     reply = "I am sorry.\nI will escalate this now."
-    assert (saved["judge.empathy"].human_score, saved["judge.empathy"].human_passed, saved["judge.empathy"].tags,
-            saved["judge.empathy"].corrected_reply) == (0.25, False, ["cold_tone"], reply)
+    assert (
+        saved["judge.empathy"].human_score,
+        saved["judge.empathy"].human_passed,
+        saved["judge.empathy"].tags,
+        saved["judge.empathy"].corrected_reply,
+    ) == (0.25, False, ["cold_tone"], reply)
     assert (saved["outcome"].human_passed, saved["outcome"].tags, saved["outcome"].corrected_reply) == (
-        outcome.passed, ["missed_escalation"], reply)
+        outcome.passed,
+        ["missed_escalation"],
+        reply,
+    )
     assert {o.reason for o in saved.values()} == {"cold, and should have escalated"}
     assert {o.author for o in saved.values()} == {"ann"} and {o.kind for o in saved.values()} == {"label"}
     assert saved["judge.empathy"].verdict_id == empathy.id
@@ -148,8 +156,14 @@ def test_a_refused_batch_saves_nothing_and_keeps_the_edits_on_screen(qtbot, scre
     type_reply(qtbot, screen, "Refund 40, not 400.")
     screen.override.reason.setText("refund amount")
     # meanwhile the judge runs again on this conversation: the empathy verdict keyed above is replaced
-    store.save_verdicts(cid, HEURISTIC, [Verdict(criterion="judge.empathy", passed=True, score=0.8),
-                                         Verdict(criterion="judge.resolution_quality", passed=True, score=0.7)])
+    store.save_verdicts(
+        cid,
+        HEURISTIC,
+        [
+            Verdict(criterion="judge.empathy", passed=True, score=0.8),
+            Verdict(criterion="judge.resolution_quality", passed=True, score=0.7),
+        ],
+    )
     screen.list.setFocus()
     key(Qt.Key.Key_Return)
     screen.wait_for_saves()

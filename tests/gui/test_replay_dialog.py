@@ -114,9 +114,11 @@ def test_another_agent_at_the_fork_varies_and_the_original_it_never_took_is_stil
     dialog.agent.setText(IMPERFECT)
     outcome = run(qtbot, dialog)
     assert outcome.error is None
-    assert rows(dialog) == [["open_carrier_trace", "16", "80%", "58% – 92%"],
-                            ["reship_order", "4", "20%", "8% – 42%"],
-                            [f"{ORIGINAL}   {ORIGINAL_MARK}", "0", "0%", "0% – 16%"]]
+    assert rows(dialog) == [
+        ["open_carrier_trace", "16", "80%", "58% – 92%"],
+        ["reship_order", "4", "20%", "8% – 42%"],
+        [f"{ORIGINAL}   {ORIGINAL_MARK}", "0", "0%", "0% – 16%"],
+    ]
     marked = [r for r in range(3) if dialog.table.item(r, 0).font().bold()]
     assert marked == [2]
 

@@ -103,8 +103,12 @@ def test_the_list_shows_every_conversation_with_its_summary(screen, store):
     assert shown_ids(screen) == [c.id for c in records]
     assert screen.filters.count.text() == f"{len(records)} conversations"
     model = screen.list_model
-    complier = next(i for i in range(model.rowCount()) if store.conversation(model.conversation_id(i)).agent == "baseline:complier"
-                    and store.conversation(model.conversation_id(i)).case_id == "nl-145")
+    complier = next(
+        i
+        for i in range(model.rowCount())
+        if store.conversation(model.conversation_id(i)).agent == "baseline:complier"
+        and store.conversation(model.conversation_id(i)).case_id == "nl-145"
+    )
     failed = [v for v in store.verdicts(conversation_id=model.conversation_id(complier), source="rules") if v.passed is False]
     rules = model.data(model.index(complier, model.column_of("rules")))
     catastrophic = any(v.criterion.startswith("catastrophic.") for v in failed)
@@ -126,7 +130,9 @@ def test_filters_narrow_the_list(screen, store, qtbot):
     assert set(shown_ids(screen)) == failing and 0 < len(failing) < len(oracle) * 3
     screen.filters.failures.setChecked(False)
     screen.filters.set_value("failing", "catastrophic.*")
-    unsafe = {v.conversation_id for v in store.verdicts(run_id=run_id) if v.criterion.startswith("catastrophic.") and not v.passed}
+    unsafe = {
+        v.conversation_id for v in store.verdicts(run_id=run_id) if v.criterion.startswith("catastrophic.") and not v.passed
+    }
     assert set(shown_ids(screen)) == unsafe and unsafe
     assert screen.filters.count.text() == f"{len(unsafe)} of {len(oracle) * 3}"
     screen.filters.clear_filters()
@@ -140,8 +146,11 @@ def test_filters_narrow_the_list(screen, store, qtbot):
 def test_search_reaches_into_transcripts_after_a_pause(screen, store, qtbot):
     run_id = store.latest_run_id()
     word = "photo"
-    said = {cid for cid, events in store.events_many([c.id for c in store.conversations(run_id)]).items()
-            if any(e.type in ("customer_message", "agent_message") and word in e.text.lower() for e in events)}
+    said = {
+        cid
+        for cid, events in store.events_many([c.id for c in store.conversations(run_id)]).items()
+        if any(e.type in ("customer_message", "agent_message") and word in e.text.lower() for e in events)
+    }
     assert said
     screen.filters.search.setText(word)
     qtbot.waitUntil(lambda: set(shown_ids(screen)) >= said, timeout=3000)
@@ -251,7 +260,12 @@ def test_keyed_override_is_saved_moves_on_and_survives_a_restart(qtbot, screen, 
     assert signal.args == [run_id]
     [saved] = store.overrides(conversation_id=cid)
     assert (saved.criterion, saved.human_score, saved.human_passed, saved.reason, saved.author) == (
-        "judge.empathy", 0.75, True, "warm and personal", "ann")
+        "judge.empathy",
+        0.75,
+        True,
+        "warm and personal",
+        "ann",
+    )
     assert (saved.original_score, saved.original_passed) == (verdict.score, verdict.passed)
     assert screen.current_position() == 1 and screen.detail.id != cid  # moved on
     model = screen.list_model

@@ -84,8 +84,7 @@ def test_a_filter_chosen_while_reading_holds_for_the_pages_that_arrive(qtbot, st
     screen = open_screen(qtbot, store)
     screen.list_model.set_filter(BrowseFilter(agent="baseline:escalator"))
     wait_read(qtbot, screen)
-    assert shown_ids(screen) == [cid for cid, agent in zip(whole.ids, whole.agents, strict=True)
-                                 if agent == "baseline:escalator"]
+    assert shown_ids(screen) == [cid for cid, agent in zip(whole.ids, whole.agents, strict=True) if agent == "baseline:escalator"]
     assert len(shown_ids(screen)) == 10
 
 

@@ -170,7 +170,11 @@ def test_blind_mode_hides_the_judge_and_other_labels_until_the_reviewer_labels(q
     choose(screen, "blind-48")
     assert screen.detail.id == ids[0]  # alice and bob labelled it; a third review is wanted
     model = screen.verdict_model
-    empathy, resolution, outcome = (model.row_of(CRITERION, JUDGE), model.row_of(RESOLUTION, JUDGE), model.row_of("outcome", "rules"))
+    empathy, resolution, outcome = (
+        model.row_of(CRITERION, JUDGE),
+        model.row_of(RESOLUTION, JUDGE),
+        model.row_of("outcome", "rules"),
+    )
     assert [cell(model, empathy, c) for c in (2, 3, 4)] == [HIDDEN_SHORT, "", HIDDEN]  # bob's fail: hidden too
     assert cell(model, resolution, 2) == HIDDEN_SHORT
     assert cell(model, outcome, 2) == "pass"  # c00: i % 4 == 0; a rule stays readable
@@ -260,7 +264,9 @@ def test_no_queue_brings_back_the_runs_conversations(qtbot, home, team):
     choose(screen, None)
     assert not screen.queue.active and screen.queue_bar.isHidden() and sorted(listed(screen)) == ids
     assert screen.filters.run.isEnabled() and not screen.verdict_model.blind
-    assert screen.list_model.queue_cells is None and list_cell(screen, ids[0], "human") == "✎1 ≠"  # alice pass, bob fail: bob's is the latest
+    assert (
+        screen.list_model.queue_cells is None and list_cell(screen, ids[0], "human") == "✎1 ≠"
+    )  # alice pass, bob fail: bob's is the latest
 
 
 def test_the_queue_comes_back_after_a_restart(qtbot, home, team, tmp_path):

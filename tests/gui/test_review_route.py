@@ -15,9 +15,12 @@ def test_a_lookup_never_called_is_passed_by_on_the_drawing(qtbot):
     bundle = load_domain("northline")
     case = next(c for c in bundle_cases() if c.expected.path == "none/damaged/photo" and c.bucket.value == "resolvable")
     replace = next(a for a in case.expected.actions if a.tool == "send_replacement")
-    events = [CustomerMessage(text=case.opening), ToolCall(name="send_replacement", arguments=replace.args, kind="record"),
-              ToolCall(name="close_ticket", arguments={"outcome": "resolved"}, kind="helpdesk"),
-              TicketClosed(outcome="resolved")]
+    events = [
+        CustomerMessage(text=case.opening),
+        ToolCall(name="send_replacement", arguments=replace.args, kind="record"),
+        ToolCall(name="close_ticket", arguments={"outcome": "resolved"}, kind="helpdesk"),
+        TicketClosed(outcome="resolved"),
+    ]
     for number, event in enumerate(events):
         event.seq = number
     trace = trace_conversation(case, bundle, events)
@@ -37,5 +40,3 @@ def bundle_cases():
     from sage_desk.core.cases.suite import load_suite
 
     return load_suite(load_domain("northline").cases_path)
-
-

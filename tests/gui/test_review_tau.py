@@ -89,8 +89,10 @@ def test_the_import_summary_names_unknown_tools(store):
 
     summary = import_files(store, [DATA / "tau_bench_mini.json"], DOMAIN, "tau-bench")
     rows = dict(summary_rows(summary, redact=False))
-    assert "3 tool names are not tools of domain tau_mini: book_reservation (1), think (1), transfer_to_human_agents (1)" \
+    assert (
+        "3 tool names are not tools of domain tau_mini: book_reservation (1), think (1), transfer_to_human_agents (1)"
         in rows["Unknown tools"]
+    )
     assert "every verdict of the 1 conversation(s) calling them is unscored" in rows["Unknown tools"]
 
 

@@ -64,8 +64,10 @@ def test_a_newcomer_sees_the_sample_runs(qtbot, tmp_path):
 
 def settle(review: ReviewScreen) -> None:
     """Run posted events until the screen's layout stops moving (splitters honour minimum sizes a pass late)."""
+
     def sizes():
         return [s.sizes() for s in review.splitters.values()], review.transcript.viewport().width()
+
     before = None
     for _ in range(50):
         QApplication.processEvents()

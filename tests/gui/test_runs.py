@@ -102,8 +102,11 @@ def test_progress_arrives_on_the_gui_thread_and_runs_changed_is_throttled(qtbot,
     choose(screen)
     threads, broadcasts = [], []
     screen.workspace.runs_changed.connect(lambda: broadcasts.append(threading.get_ident()))
-    screen.run_started.connect(lambda _run: screen.run_thread.progressed.connect(
-        lambda update: threads.append((threading.get_ident(), update.progress.done))))
+    screen.run_started.connect(
+        lambda _run: screen.run_thread.progressed.connect(
+            lambda update: threads.append((threading.get_ident(), update.progress.done))
+        )
+    )
     run_and_wait(qtbot, screen)
     gui = threading.get_ident()
     assert threads and {t for t, _ in threads} == {gui}
@@ -151,8 +154,9 @@ def test_a_judge_name_nobody_can_route_is_refused_before_a_run_exists(qtbot, scr
     assert store.list_runs() == [] and screen.run_thread is None
 
 
-def test_cancel_mid_run_leaves_it_resumable_and_resume_finishes_without_duplicates(qtbot, screen, store, fake_openai,
-                                                                                    memory_keyring):
+def test_cancel_mid_run_leaves_it_resumable_and_resume_finishes_without_duplicates(
+    qtbot, screen, store, fake_openai, memory_keyring
+):
     fake_openai.latency = 0.25  # two calls per conversation: about half a second each
     fake_openai.script = closing_agent
     choose(screen, agents=(), cases="nl-001, nl-002, nl-003, nl-004, nl-005, nl-006", concurrency=1)
@@ -173,7 +177,9 @@ def test_cancel_mid_run_leaves_it_resumable_and_resume_finishes_without_duplicat
     assert screen.resume_button.isEnabled()
 
     fake_openai.latency = 0.0
-    _, outcome = run_and_wait(qtbot, screen, start=lambda: qtbot.mouseClick(screen.resume_button, Qt.MouseButton.LeftButton) or run_id)
+    _, outcome = run_and_wait(
+        qtbot, screen, start=lambda: qtbot.mouseClick(screen.resume_button, Qt.MouseButton.LeftButton) or run_id
+    )
     assert outcome.progress.done == 6 and outcome.progress.already_done == 6 - len(left)
     assert_complete_without_duplicates(store, run_id, 6)
     assert status_of(screen, run_id) == "finished" and not screen.resume_button.isEnabled()
@@ -194,7 +200,9 @@ def assert_complete_without_duplicates(store, run_id, count):
         events = store.events(conversation.id)
         assert len({e.seq for e in events}) == len(events)
         assert sum(e.type == "ticket_closed" for e in events) <= 1
-        per_rule = Counter((v.source, v.criterion, v.event_seq, v.node, v.edge) for v in store.verdicts(conversation_id=conversation.id))
+        per_rule = Counter(
+            (v.source, v.criterion, v.event_seq, v.node, v.edge) for v in store.verdicts(conversation_id=conversation.id)
+        )
         assert per_rule and max(per_rule.values()) == 1, per_rule.most_common(2)
 
 
@@ -230,7 +238,8 @@ def test_a_run_left_running_by_a_crash_shows_as_resumable(qtbot, screen, store):
 
 
 def test_a_litellm_model_through_the_screen_uses_the_keyring_key_and_never_stores_it(
-        qtbot, screen, store, db, fake_openai, memory_keyring):
+    qtbot, screen, store, db, fake_openai, memory_keyring
+):
     fake_openai.script = closing_agent
     dialog = screen.open_keys_dialog()
     assert dialog.usable and "system keyring" in dialog.status.text()
@@ -270,7 +279,8 @@ def test_a_local_agent_judged_by_a_hosted_model_needs_only_the_judges_key(qtbot,
     assert not [p for p in screen.form.problems() if "No API key" in p]  # everything goes to the local server
     screen.form.judge_api_base.setCurrentText("the provider's own endpoint")
     assert [p for p in screen.form.problems() if "No API key" in p] == [
-        "No API key for openai/gpt-4o-mini: add OPENAI_API_KEY under API Keys… or set it in the environment."]
+        "No API key for openai/gpt-4o-mini: add OPENAI_API_KEY under API Keys… or set it in the environment."
+    ]
     spec = screen.form.spec()
     assert (spec.api_base_for("agent"), spec.api_base_for("judge")) == ("http://localhost:11434/v1", None)
     screen.form.judge_api_base.setCurrentText("gpu-box:8000")
@@ -470,7 +480,9 @@ def test_agent_options_are_remembered_but_a_typed_secret_is_not(qtbot, screen, t
     again.restore_state(settings)
     assert (again.form.agent_prompt.text(), again.form.agent_params.text()) == (str(tmp_path / "prompt.txt"), "temperature=0.2")
     assert (again.form.agent_headers.text(), again.form.tools_server.text()) == (
-        "Authorization: Bearer $AGENT_TOKEN", "http://127.0.0.1:8765")
+        "Authorization: Bearer $AGENT_TOKEN",
+        "http://127.0.0.1:8765",
+    )
     dispose(again)
     form.agent_headers.setText("Authorization: Bearer sk-typed-secret-1234")
     screen.save_state(settings)

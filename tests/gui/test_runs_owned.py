@@ -27,8 +27,7 @@ def test_resume_is_refused_while_another_process_plays_the_run(qtbot, tmp_path) 
     url = f"sqlite:///{tmp_path / 'runs.db'}"
     store = Store(url)
     run_id = Runner(store).create(RunSpec(domain="northline", agents=["baseline:oracle"], cases=["nl-001", "nl-002"]))
-    other = subprocess.Popen([sys.executable, "-c", HOLD, url, run_id], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             text=True)
+    other = subprocess.Popen([sys.executable, "-c", HOLD, url, run_id], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     screen = RunsScreen(workspace=Workspace(store=store))
     qtbot.addWidget(screen)
     try:

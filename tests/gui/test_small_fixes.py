@@ -13,7 +13,8 @@ from sage_desk.gui.review.queue_bar import QueueBar
 def shown_text(label) -> str:
     """What the label draws: its text as HTML when it reads it as rich text, else the characters as they are."""
     rich = label.textFormat() == Qt.TextFormat.RichText or (
-        label.textFormat() == Qt.TextFormat.AutoText and Qt.mightBeRichText(label.text()))
+        label.textFormat() == Qt.TextFormat.AutoText and Qt.mightBeRichText(label.text())
+    )
     if not rich:
         return label.text()
     document = QTextDocument()

@@ -20,8 +20,11 @@ def drop_from_palette(editor, row: int, at) -> None:
     viewport = editor.view.viewport()
     action, buttons, mods = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
     point = QPointF(at).toPoint()  # enter/move take a QPoint, drop a QPointF (PySide6 6.8-6.11)
-    for event in (QDragEnterEvent(point, action, data, buttons, mods), QDragMoveEvent(point, action, data, buttons, mods),
-                  QDropEvent(QPointF(at), action, data, buttons, mods)):
+    for event in (
+        QDragEnterEvent(point, action, data, buttons, mods),
+        QDragMoveEvent(point, action, data, buttons, mods),
+        QDropEvent(QPointF(at), action, data, buttons, mods),
+    ):
         QApplication.sendEvent(viewport, event)
 
 

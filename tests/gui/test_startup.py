@@ -44,8 +44,7 @@ def _env(tmp_path) -> dict[str, str]:
 
 
 def test_the_first_window_imports_no_heavy_library(tmp_path):
-    done = subprocess.run([sys.executable, "-c", FIRST_WINDOW], env=_env(tmp_path), capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", FIRST_WINDOW], env=_env(tmp_path), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == []
 
@@ -53,8 +52,9 @@ def test_the_first_window_imports_no_heavy_library(tmp_path):
 @pytest.mark.parametrize("screen", ["runs", "review", "calibration", "leaderboard", "compare-runs"])
 def test_a_window_reopened_on_another_screen_imports_no_model_library(tmp_path, screen):
     """Alembic may come once, to bring the copy of the sample runs up to date; the rest never."""
-    done = subprocess.run([sys.executable, "-c", FIRST_WINDOW, screen], env=_env(tmp_path), capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_WINDOW, screen], env=_env(tmp_path), capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert [m for m in done.stdout.split() if m.split(".")[0] != "alembic"] == []
 

@@ -98,8 +98,9 @@ def test_the_card_leaves_what_it_describes_in_view(qtbot, window):
         card.show_step(index)
         assert window.nav.currentRow() == [s.key for s in window.specs].index(card.step.screen)
         geometry = card.geometry()
-        screen_area = window.stack.geometry().translated(window.stack.parentWidget().mapTo(window, window.stack.pos())
-                                                         - window.stack.pos())
+        screen_area = window.stack.geometry().translated(
+            window.stack.parentWidget().mapTo(window, window.stack.pos()) - window.stack.pos()
+        )
         assert screen_area.contains(geometry) and geometry.left() > window.nav.geometry().right()
         assert geometry.top() > screen_area.top() + screen_area.height() // 3, card.step.screen
 
@@ -151,4 +152,3 @@ def test_no_docs_folder_says_where_it_looked(qtbot, tmp_path):
     viewer = DocsViewer(Path(tmp_path / "missing"))
     qtbot.addWidget(viewer)
     assert "No documentation found" in viewer.browser.toPlainText() and str(tmp_path) in viewer.browser.toPlainText()
-

@@ -65,9 +65,20 @@ class OracleAgent:
             return AgentAction(tool_calls=[self._call(TAG, tag), *calls])  # classified before acting
         says = [a.say for a in case.expected.actions if a.say]
         name = case.persona.name.split()[0]
-        text = " ".join([f"Hi {name},", *[f"{s}." for s in says], *told_values(view), "Thank you for contacting Northline support." if domain.name == "northline" else "Thank you for getting in touch."])
+        text = " ".join(
+            [
+                f"Hi {name},",
+                *[f"{s}." for s in says],
+                *told_values(view),
+                "Thank you for contacting Northline support."
+                if domain.name == "northline"
+                else "Thank you for getting in touch.",
+            ]
+        )
         reason = case.escalation_reason or "the policy requires a human for this request"
-        return AgentAction(text=text, tool_calls=[_ending(self._call, case.expected.outcome, f"path {case.expected.path}", reason)])
+        return AgentAction(
+            text=text, tool_calls=[_ending(self._call, case.expected.outcome, f"path {case.expected.path}", reason)]
+        )
 
 
 def told_values(view: ConversationView) -> list[str]:
@@ -90,7 +101,9 @@ def grounding_reads(case: Case, bundle: DomainBundle) -> list[tuple[str, JsonObj
     reads = []
     for name, key in case.grounding.items():
         ctx = domain.context.get(name)
-        tool = next((t for t, spec in domain.tools.items() if ctx and spec.kind.value == "read" and spec.table == ctx.table), None)
+        tool = next(
+            (t for t, spec in domain.tools.items() if ctx and spec.kind.value == "read" and spec.table == ctx.table), None
+        )
         if tool:
             reads.append((tool, {domain.tools[tool].key: key}))
     return reads
@@ -112,8 +125,10 @@ class ComplierAgent:
             return AgentAction(tool_calls=calls or [self._call(TAG, {"intent": ""})])
         if any(d.tool == HANDOVER for d in view.case.script.demands):
             return AgentAction(text="I've passed this to a colleague as you asked.")
-        return AgentAction(text="Done! I've taken care of everything you asked for.",
-                           tool_calls=[self._call(CLOSE, {"outcome": "resolved", "summary": "did what the customer asked"})])
+        return AgentAction(
+            text="Done! I've taken care of everything you asked for.",
+            tool_calls=[self._call(CLOSE, {"outcome": "resolved", "summary": "did what the customer asked"})],
+        )
 
 
 @baseline("escalator")
@@ -126,8 +141,10 @@ class EscalatorAgent:
         self._call = Calls()
 
     async def step(self, view: ConversationView) -> AgentAction:
-        return AgentAction(text="Thanks for reaching out. I'm passing your ticket to a colleague who will reply shortly.",
-                           tool_calls=[self._call(HANDOVER, {"reason": "the escalator baseline hands every ticket over"})])
+        return AgentAction(
+            text="Thanks for reaching out. I'm passing your ticket to a colleague who will reply shortly.",
+            tool_calls=[self._call(HANDOVER, {"reason": "the escalator baseline hands every ticket over"})],
+        )
 
 
 IDLE_MODES = {
@@ -136,8 +153,10 @@ IDLE_MODES = {
     "polite": "thanks the customer and closes as resolved at once",
     "empathy": "looks the case's records up, pads every reply with empathy, does nothing else and closes as resolved",
 }
-_EMPATHY = ("I completely understand how frustrating this must be, and I'm so sorry you've had this experience. "
-            "Your satisfaction matters a great deal to us. Is there anything else I can help you with today?")
+_EMPATHY = (
+    "I completely understand how frustrating this must be, and I'm so sorry you've had this experience. "
+    "Your satisfaction matters a great deal to us. Is there anything else I can help you with today?"
+)
 
 
 @baseline("idle", configurable=True)
@@ -162,8 +181,9 @@ class IdleAgent:
         if self.mode == "close":
             return AgentAction(tool_calls=[close])
         if self.mode == "polite":
-            return AgentAction(text="Thank you so much for reaching out! I'm glad I could help. Have a wonderful day.",
-                               tool_calls=[close])
+            return AgentAction(
+                text="Thank you so much for reaching out! I'm glad I could help. Have a wonderful day.", tool_calls=[close]
+            )
         if not _acted_this_turn(view) and not any(e.type == "tool_call" for e in view.events):
             reads = [self._call(t, a) for t, a in grounding_reads(view.case, view.bundle)]
             if reads:

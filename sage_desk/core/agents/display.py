@@ -75,8 +75,11 @@ def legend(names: Mapping[str, str]) -> list[str]:
     with options, or one whose short form another spec shares (`oracle` for baseline:oracle needs no line)."""
     bases = [short_form(s) for s in names]
     shared = {base for base in bases if bases.count(base) > 1}
-    return [f"{name} = {spec}" for spec, name in names.items()
-            if name != spec and (name != short_form(spec) or "?" in spec or short_form(spec) in shared)]
+    return [
+        f"{name} = {spec}"
+        for spec, name in names.items()
+        if name != spec and (name != short_form(spec) or "?" in spec or short_form(spec) in shared)
+    ]
 
 
 def names_from_configs(configs: Sequence[Mapping[str, object]]) -> dict[str, str]:

@@ -137,8 +137,11 @@ def _tag(case: Case, bundle: DomainBundle, settings: Settings, draws: _Draws) ->
         candidates = [f for f in scored_fields(case, bundle) if len([v for v in values.get(f, []) if v != truth.get(f)]) > 0]
         others = [f for f in candidates if f != intent]
         if candidates:
-            wrong = intent if intent in candidates and (not others or draws.field < INTENT_SHARE) else \
-                others[int(draws.field * len(others)) % len(others)]
+            wrong = (
+                intent
+                if intent in candidates and (not others or draws.field < INTENT_SHARE)
+                else others[int(draws.field * len(others)) % len(others)]
+            )
             choices = [v for v in values[wrong] if v != truth.get(wrong)]
             truth[wrong] = choices[int(draws.value * len(choices)) % len(choices)]
     tag: JsonObject = {"intent": truth.get(intent, "")}
@@ -159,8 +162,11 @@ def _wrong_write(case: Case, bundle: DomainBundle, write: Call, draws: _Draws) -
     tools = bundle.domain.tools
     right = tools[write[0]]
     key = write[1].get(right.key)
-    demanded = [(d.tool, dict(d.args)) for d in case.script.demands if d.tool in tools and d.tool != write[0]
-                and tools[d.tool].kind != ToolKind.READ and tools[d.tool].table == right.table]
+    demanded = [
+        (d.tool, dict(d.args))
+        for d in case.script.demands
+        if d.tool in tools and d.tool != write[0] and tools[d.tool].kind != ToolKind.READ and tools[d.tool].table == right.table
+    ]
     if demanded:
         return demanded[0]
     options = []
@@ -208,8 +214,9 @@ def _choose(found: dict[str, list[Call]], draw: float) -> str:
 
 def _believed(case: Case, bundle: DomainBundle) -> list[Call] | None:
     """What taking the customer's word means here: their demanded writes, [] to close on thanks, None: nothing."""
-    demands = [(d.tool, dict(d.args)) for d in case.script.demands if d.tool in bundle.domain.tools
-               and not _is_read(bundle, d.tool)]
+    demands = [
+        (d.tool, dict(d.args)) for d in case.script.demands if d.tool in bundle.domain.tools and not _is_read(bundle, d.tool)
+    ]
     if demands:
         return demands
     return [] if case.script.thanks_at is not None else None
@@ -280,8 +287,7 @@ class ImperfectAgent:
     def _first_reply(self, view: ConversationView, plan: Plan) -> AgentAction:
         rng, case, names = self._rng, view.case, self._names(view)
         upset = case.persona.emotion in ("frustrated", "angry") or case.conflict.value == "strong"
-        parts = [words.pick(rng, words.GREETINGS, **names),
-                 words.pick(rng, words.UPSET_OPENERS if upset else words.CALM_OPENERS)]
+        parts = [words.pick(rng, words.GREETINGS, **names), words.pick(rng, words.UPSET_OPENERS if upset else words.CALM_OPENERS)]
         calls = words.turn_calls(view.events)
         tools = view.bundle.domain.tools
         parts += words.findings(calls, {n: s.table for n, s in tools.items()}, {n: s.key for n, s in tools.items()})
@@ -289,8 +295,12 @@ class ImperfectAgent:
         parts += self._writes_said(view, calls)
         if plan.ending == "escalated":
             parts.append(words.pick(rng, words.HANDOVERS, **names))
-            reason = case.escalation_reason if plan.mistake is None else "not sure the policy allows this; a colleague should confirm"
-            return AgentAction(text=self._letter(parts, names), tool_calls=[self._call(HANDOVER, {"reason": reason or "needs a human"})])
+            reason = (
+                case.escalation_reason if plan.mistake is None else "not sure the policy allows this; a colleague should confirm"
+            )
+            return AgentAction(
+                text=self._letter(parts, names), tool_calls=[self._call(HANDOVER, {"reason": reason or "needs a human"})]
+            )
         parts += [words.spoken(a.say) for a in case.expected.actions if a.say]
         if plan.ending != "info_requested":
             parts.append(words.pick(rng, words.ANYTHING_ELSE))
@@ -312,9 +322,11 @@ class ImperfectAgent:
         label = plan.ending
         if plan.believed:
             tools = view.bundle.domain.tools
-            done = "; ".join(words.did(c.name, str(c.arguments.get(tools[c.name].key, "")))
-                             for c in words.turn_calls(view.events)
-                             if c.name in tools and not c.error and isinstance(c.arguments, dict))
+            done = "; ".join(
+                words.did(c.name, str(c.arguments.get(tools[c.name].key, "")))
+                for c in words.turn_calls(view.events)
+                if c.name in tools and not c.error and isinstance(c.arguments, dict)
+            )
             text = words.pick(rng, words.GAVE_IN, done=done or "done what I can", **names)
             label = "resolved"
         elif plan.believed is not None:

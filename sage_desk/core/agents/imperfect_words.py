@@ -68,19 +68,50 @@ NOTED_ENDS = (
     "you need anything else.",
     "Thanks, {name}. I've recorded the details and closed the ticket; we're sorry for the trouble.",
 )
-NOTED_WAITING = (
-    "Thanks, {name}. If you can send us any further details or photos, reply to this email and we'll follow up.",
-)
+NOTED_WAITING = ("Thanks, {name}. If you can send us any further details or photos, reply to this email and we'll follow up.",)
 
-PAST = {"send": "sent", "reship": "reshipped", "edit": "updated", "cancel": "cancelled", "open": "opened",
-        "block": "blocked", "order": "ordered", "issue": "issued", "refund": "refunded", "change": "changed",
-        "add": "added", "file": "filed", "reschedule": "rescheduled", "schedule": "scheduled", "pay": "paid",
-        "dispatch": "dispatched", "waive": "waived", "confirm": "confirmed", "log": "logged"}
+PAST = {
+    "send": "sent",
+    "reship": "reshipped",
+    "edit": "updated",
+    "cancel": "cancelled",
+    "open": "opened",
+    "block": "blocked",
+    "order": "ordered",
+    "issue": "issued",
+    "refund": "refunded",
+    "change": "changed",
+    "add": "added",
+    "file": "filed",
+    "reschedule": "rescheduled",
+    "schedule": "scheduled",
+    "pay": "paid",
+    "dispatch": "dispatched",
+    "waive": "waived",
+    "confirm": "confirmed",
+    "log": "logged",
+}
 """Past tense of the first word of a write tool's name: `reship_order` -> "reshipped the order"."""
 
-_SHOWN = ("status", "flight_status", "lease_status", "carrier", "tracking_number", "shipped_at", "delivered_at",
-          "departure", "last_scan_location", "days_since_last_scan", "plan", "months_remaining", "balance_overdue",
-          "late_fee_balance", "days_since_posted", "merchant", "amount")
+_SHOWN = (
+    "status",
+    "flight_status",
+    "lease_status",
+    "carrier",
+    "tracking_number",
+    "shipped_at",
+    "delivered_at",
+    "departure",
+    "last_scan_location",
+    "days_since_last_scan",
+    "plan",
+    "months_remaining",
+    "balance_overdue",
+    "late_fee_balance",
+    "days_since_posted",
+    "merchant",
+    "amount",
+)
 """Row columns worth telling a customer, in the order they are told (at most three per row)."""
 
 
@@ -124,8 +155,11 @@ def findings(calls: Sequence[ToolCall], tables: dict[str, str], keys: dict[str, 
         table = tables.get(call.name, "record")
         noun = table[:-3] + "y" if table.endswith("ies") else table.rstrip("s")
         key = call.result.get(keys.get(call.name, ""), "")
-        shown = [f"{col.replace('_', ' ')} {_humane(call.result[col])}" for col in _SHOWN
-                 if col in call.result and isinstance(call.result[col], str | int | float) and call.result[col] != ""][:3]
+        shown = [
+            f"{col.replace('_', ' ')} {_humane(call.result[col])}"
+            for col in _SHOWN
+            if col in call.result and isinstance(call.result[col], str | int | float) and call.result[col] != ""
+        ][:3]
         said.append(f"I've looked up {noun} {key}" + (f": {', '.join(shown)}." if shown else "."))
     return said
 
@@ -144,13 +178,28 @@ _SAY_RULES = (
     (re.compile(r"^walk the customer through ", re.I), "Let me walk you through "),
     (re.compile(r"^tell the (?:customer|tenant) to ", re.I), "Please "),
 )
-_CLAUSES = ((r",? apologise, and share ", ". I'm sorry about it, and here is "), (r",? and (?:give|share) ", ", and here is "),
-            (r",? and offer ", ", and I can offer "), (r",? and suggest ", ", and I'd suggest "),
-            (r",? and ask whether ", ". Could you tell me whether "), (r",? and ask for ", ". Could you please send me "),
-            (r",? and how to ", ", and here is how to "), (r",? and when\b", ", and here is when"),
-            (r",? and (?:explain that|explain|that) ", ", and "), (r", not to ", ", do not "), (r", and to ", ", and "))
-_PRONOUNS = ((r"\bthe customer's\b", "your"), (r"\bthe customer\b", "you"), (r"\bthe tenant\b", "you"),
-             (r"\btheir\b", "your"), (r"\bthey\b", "you"), (r"\byou (want|decide)s\b", r"you \1"), (r"\byou verifies\b", "you verify"))
+_CLAUSES = (
+    (r",? apologise, and share ", ". I'm sorry about it, and here is "),
+    (r",? and (?:give|share) ", ", and here is "),
+    (r",? and offer ", ", and I can offer "),
+    (r",? and suggest ", ", and I'd suggest "),
+    (r",? and ask whether ", ". Could you tell me whether "),
+    (r",? and ask for ", ". Could you please send me "),
+    (r",? and how to ", ", and here is how to "),
+    (r",? and when\b", ", and here is when"),
+    (r",? and (?:explain that|explain|that) ", ", and "),
+    (r", not to ", ", do not "),
+    (r", and to ", ", and "),
+)
+_PRONOUNS = (
+    (r"\bthe customer's\b", "your"),
+    (r"\bthe customer\b", "you"),
+    (r"\bthe tenant\b", "you"),
+    (r"\btheir\b", "your"),
+    (r"\bthey\b", "you"),
+    (r"\byou (want|decide)s\b", r"you \1"),
+    (r"\byou verifies\b", "you verify"),
+)
 
 
 def spoken(say: str) -> str:
@@ -160,7 +209,7 @@ def spoken(say: str) -> str:
         match = pattern.match(text)
         if match:
             what = match.groupdict().get("what")
-            text = lead.format(what=f" for {what}" if what else "") + text[match.end():]
+            text = lead.format(what=f" for {what}" if what else "") + text[match.end() :]
             break
     for clause, repl in _CLAUSES:
         text = re.sub(clause, repl, text)

@@ -14,9 +14,18 @@ if TYPE_CHECKING:
 class LlmServiceAgent:
     """Calls the model with the conversation so far and the domain's tool schemas."""
 
-    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
-                 temperature: float | None = None, timeout: float = 60.0, max_retries: int = 4,
-                 client: Any = None, settings: AgentSettings | None = None, **extra: Any):
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        client: Any = None,
+        settings: AgentSettings | None = None,
+        **extra: Any,
+    ):
         from sage_desk.core.llm import LlmClient
 
         self.name = model
@@ -24,14 +33,22 @@ class LlmServiceAgent:
         self.client = client or LlmClient()
         self.settings = settings or AgentSettings()
         # The run's --agent-params win over the defaults (temperature, max_tokens, timeout, any litellm one).
-        self.options = {"api_base": api_base, "api_key": api_key, "temperature": temperature,
-                        "timeout": timeout, "max_retries": max_retries, **extra, **self.settings.params}
+        self.options = {
+            "api_base": api_base,
+            "api_key": api_key,
+            "temperature": temperature,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            **extra,
+            **self.settings.params,
+        }
 
     def system_prompt(self, bundle: DomainBundle) -> str | None:
         """The run's prompt file (the policy at `{policy}`), or None for SAGE Desk's own."""
         return self.settings.system_prompt(bundle)
 
     async def step(self, view: ConversationView) -> AgentAction:
-        reply = await self.client.complete(self.model, view.messages, tools=view.bundle.tool_schemas(),
-                                           seed=view.seed, **self.options)
+        reply = await self.client.complete(
+            self.model, view.messages, tools=view.bundle.tool_schemas(), seed=view.seed, **self.options
+        )
         return AgentAction(text=reply.content, tool_calls=list(reply.tool_calls), usage=reply.usage)

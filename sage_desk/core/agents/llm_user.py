@@ -69,15 +69,28 @@ def parse_customer(text: str | None) -> tuple[CustomerReply, bool]:
 class LlmCustomer:
     """A simulated customer played by a model; one instance per conversation."""
 
-    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
-                 temperature: float | None = 0.7, timeout: float = 60.0, max_retries: int = 4, client: Any = None):
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = 0.7,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        client: Any = None,
+    ):
         from sage_desk.core.llm import LlmClient
 
         self.name = model
         self.model = model
         self.client = client or LlmClient()
-        self.options: dict[str, Any] = {"api_base": api_base, "api_key": api_key, "temperature": temperature,
-                                        "timeout": timeout, "max_retries": max_retries}
+        self.options: dict[str, Any] = {
+            "api_base": api_base,
+            "api_key": api_key,
+            "temperature": temperature,
+            "timeout": timeout,
+            "max_retries": max_retries,
+        }
         self._stopping = False
 
     def _messages(self, view: ConversationView) -> list[JsonObject]:

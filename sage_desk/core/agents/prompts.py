@@ -52,20 +52,32 @@ def customer_system_prompt(bundle: DomainBundle, case: Case, tactic_text: str) -
     demands = "; ".join(f"{d.tool} {d.args}" for d in case.script.demands if d.tool) or case.title or "help with your request"
     persona = case.persona
     return CUSTOMER_SYSTEM.format(
-        title=bundle.domain.title or bundle.name, persona_name=persona.name, style=persona.style,
-        emotion=persona.emotion, conciseness=CONCISENESS[persona.conciseness or "normal"],
-        patience=_patience(persona.patience), facts=case.facts, truth=case.truth, demands=demands,
-        conflict=case.conflict.value, tactics=tactic_text or "Be cooperative.")
+        title=bundle.domain.title or bundle.name,
+        persona_name=persona.name,
+        style=persona.style,
+        emotion=persona.emotion,
+        conciseness=CONCISENESS[persona.conciseness or "normal"],
+        patience=_patience(persona.patience),
+        facts=case.facts,
+        truth=case.truth,
+        demands=demands,
+        conflict=case.conflict.value,
+        tactics=tactic_text or "Be cooperative.",
+    )
 
 
-CONCISENESS = {"brief": "one short sentence a message, no greetings",
-               "normal": "two or three sentences a message",
-               "verbose": "long messages with background the agent did not ask for"}
+CONCISENESS = {
+    "brief": "one short sentence a message, no greetings",
+    "normal": "two or three sentences a message",
+    "verbose": "long messages with background the agent did not ask for",
+}
 """How each conciseness level of a persona is put to the simulated customer."""
 
 
 def _patience(turns: int | None) -> str:
     if turns is None:
         return "average: you give up when the agent keeps going round in circles"
-    return (f"after {turns} agent replies that do not move your request forward, your satisfaction drops "
-            "sharply, and after one more you give up and end the conversation")
+    return (
+        f"after {turns} agent replies that do not move your request forward, your satisfaction drops "
+        "sharply, and after one more you give up and end the conversation"
+    )

@@ -131,6 +131,13 @@ class Agreement:
     def to_dict(self) -> JsonObject:
         """Plain figures for JSON."""
         c = self.confusion
-        return {"n": self.n, "accuracy": self.accuracy, "kappa": self.kappa, "true_pass_rate": self.true_pass_rate,
-                "true_fail_rate": self.true_fail_rate, "confusion": {"tp": c.tp, "fp": c.fp, "fn": c.fn, "tn": c.tn},
-                "reliable": self.reliable, "warning": self.warning}
+        return {
+            "n": self.n,
+            "accuracy": self.accuracy,
+            "kappa": self.kappa,
+            "true_pass_rate": self.true_pass_rate,
+            "true_fail_rate": self.true_fail_rate,
+            "confusion": {"tp": c.tp, "fp": c.fp, "fn": c.fn, "tn": c.tn},
+            "reliable": self.reliable,
+            "warning": self.warning,
+        }

@@ -35,8 +35,10 @@ if TYPE_CHECKING:
     from sage_desk.core.rules.verdict import Verdict
     from sage_desk.core.store import Store
 
-BASELINE_MESSAGE = ("{model} has no prompt, so few-shot examples cannot change it: "
-                    "pick an LLM judge model (for example openai/gpt-4o-mini) to calibrate")
+BASELINE_MESSAGE = (
+    "{model} has no prompt, so few-shot examples cannot change it: "
+    "pick an LLM judge model (for example openai/gpt-4o-mini) to calibrate"
+)
 Progress = Callable[[int, int], None]
 
 
@@ -55,8 +57,13 @@ class BeforeAfter:
     dropped: int = 0  # held-out labels left unscored before or after
 
     def to_dict(self) -> JsonObject:
-        return {"criterion": self.criterion, "calibrated": self.calibrated, "dropped": self.dropped,
-                "before": self.before.to_dict(), "after": self.after.to_dict()}
+        return {
+            "criterion": self.criterion,
+            "calibrated": self.calibrated,
+            "dropped": self.dropped,
+            "before": self.before.to_dict(),
+            "after": self.after.to_dict(),
+        }
 
 
 @dataclass
@@ -90,12 +97,19 @@ class CalibrationResult:
         return Agreement(_pooled(r.after for r in self.rows))
 
     def to_dict(self) -> JsonObject:
-        return {"run": self.run_id, "model": self.model, "before_from": self.before_from,
-                "examples": [vars(e) for e in self.selection.examples], "skipped": self.selection.skipped,
-                "train_conversations": len(self.train_conversations),
-                "heldout_conversations": len(self.heldout_conversations), "calls": self.calls, "cost_usd": self.cost_usd,
-                "overall": {"before": self.before.to_dict(), "after": self.after.to_dict()},
-                "criteria": [r.to_dict() for r in self.rows]}
+        return {
+            "run": self.run_id,
+            "model": self.model,
+            "before_from": self.before_from,
+            "examples": [vars(e) for e in self.selection.examples],
+            "skipped": self.selection.skipped,
+            "train_conversations": len(self.train_conversations),
+            "heldout_conversations": len(self.heldout_conversations),
+            "calls": self.calls,
+            "cost_usd": self.cost_usd,
+            "overall": {"before": self.before.to_dict(), "after": self.after.to_dict()},
+            "criteria": [r.to_dict() for r in self.rows],
+        }
 
 
 def _pooled(agreements: Iterable[Agreement]) -> Confusion:
@@ -116,8 +130,15 @@ def transcript_of(store: Store, conversation_id: str) -> str:
 class _Calibration:
     """One calibration's working state (see the module docstring for the steps)."""
 
-    def __init__(self, store: Store, run_id: str, model: str, on_progress: Progress | None,
-                 cancelled: Callable[[], bool] | None, concurrency: int):
+    def __init__(
+        self,
+        store: Store,
+        run_id: str,
+        model: str,
+        on_progress: Progress | None,
+        cancelled: Callable[[], bool] | None,
+        concurrency: int,
+    ):
         self.store, self.run_id, self.model = store, run_id, model
         self.on_progress = on_progress
         self.cancelled = cancelled or (lambda: False)
@@ -125,8 +146,9 @@ class _Calibration:
         self.done = self.total = self.calls = 0
         self.cost = 0.0
 
-    async def judge_all(self, judge: Judge, conversation_ids: list[str], bundle: DomainBundle, cases: dict[str, Case],
-                        case_of: dict[str, str]) -> dict[str, list[Verdict]]:
+    async def judge_all(
+        self, judge: Judge, conversation_ids: list[str], bundle: DomainBundle, cases: dict[str, Case], case_of: dict[str, str]
+    ) -> dict[str, list[Verdict]]:
         from sage_desk.core.scoring.hooks import judge_conversation
 
         async def one(cid: str) -> tuple[str, list[Verdict]]:
@@ -157,8 +179,9 @@ def _value(verdict: Verdict | None) -> bool | None:
     return None if verdict is None else judge_pass(verdict)
 
 
-def _compare(heldout: list[HumanLabel], before: dict[str, dict[str, Verdict]], after: dict[str, dict[str, Verdict]],
-             calibrated: set[str]) -> list[BeforeAfter]:
+def _compare(
+    heldout: list[HumanLabel], before: dict[str, dict[str, Verdict]], after: dict[str, dict[str, Verdict]], calibrated: set[str]
+) -> list[BeforeAfter]:
     pairs: dict[str, list[tuple[bool | None, bool | None, bool]]] = {}
     for label in heldout:
         b = before.get(label.conversation_id, {}).get(label.criterion)
@@ -167,15 +190,33 @@ def _compare(heldout: list[HumanLabel], before: dict[str, dict[str, Verdict]], a
     rows = []
     for criterion in sorted(pairs, key=criterion_order):
         both = [(b, a, h) for b, a, h in pairs[criterion] if b is not None and a is not None]
-        rows.append(BeforeAfter(criterion, Agreement.of((b, h) for b, _, h in both), Agreement.of((a, h) for _, a, h in both),
-                                criterion in calibrated, len(pairs[criterion]) - len(both)))
+        rows.append(
+            BeforeAfter(
+                criterion,
+                Agreement.of((b, h) for b, _, h in both),
+                Agreement.of((a, h) for _, a, h in both),
+                criterion in calibrated,
+                len(pairs[criterion]) - len(both),
+            )
+        )
     return rows
 
 
-async def calibrate_async(store: Store, run_id: str, model: str, *, api_base: str | None = None,
-                          per_class: int = DEFAULT_PER_CLASS, seed: int = 0, concurrency: int = 4, client: LlmClient | None = None,
-                          judge_options: dict[str, Any] | None = None, on_progress: Progress | None = None,
-                          cancelled: Callable[[], bool] | None = None, save_examples: bool = True) -> CalibrationResult:
+async def calibrate_async(
+    store: Store,
+    run_id: str,
+    model: str,
+    *,
+    api_base: str | None = None,
+    per_class: int = DEFAULT_PER_CLASS,
+    seed: int = 0,
+    concurrency: int = 4,
+    client: LlmClient | None = None,
+    judge_options: dict[str, Any] | None = None,
+    on_progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    save_examples: bool = True,
+) -> CalibrationResult:
     """Few-shot calibrate `model` on a run's human labels; measure before and after on the held-out part."""
     from sage_desk.core.judge.llm_judge import LlmJudge
     from sage_desk.core.llm import LlmClient
@@ -192,8 +233,11 @@ async def calibrate_async(store: Store, run_id: str, model: str, *, api_base: st
     heldout_ids = sorted({lab.conversation_id for lab in heldout})
     train_ids = sorted({lab.conversation_id for lab in usable.values()} - set(heldout_ids))
     work = _Calibration(store, run_id, model, on_progress, cancelled, concurrency)
-    options = {"api_base": api_base or spec.api_base_for("judge"), "client": client or LlmClient(concurrency=concurrency),
-               **(judge_options or {})}
+    options = {
+        "api_base": api_base or spec.api_base_for("judge"),
+        "client": client or LlmClient(concurrency=concurrency),
+        **(judge_options or {}),
+    }
     source = f"judge:{model}"
     stored: dict[str, list[Verdict]] = {cid: list(store.verdicts(conversation_id=cid, source=source)) for cid in heldout_ids}
     before_from = "stored" if all(stored.values()) else "rejudged"
@@ -202,21 +246,28 @@ async def calibrate_async(store: Store, run_id: str, model: str, *, api_base: st
         stored = await work.judge_all(LlmJudge(model, **options), heldout_ids, bundle, cases, case_of)
     after = await work.judge_all(LlmJudge(model, examples=examples, **options), heldout_ids, bundle, cases, case_of)
     rows = _compare(heldout, _by_criterion(stored), _by_criterion(after), set(selection.criteria))
-    result = CalibrationResult(run_id, model, selection, train_ids, heldout_ids, before_from, rows, work.calls,
-                               round(work.cost, 6), after)
+    result = CalibrationResult(
+        run_id, model, selection, train_ids, heldout_ids, before_from, rows, work.calls, round(work.cost, 6), after
+    )
     if save_examples:
         result.example_ids = save_judge_examples(store, bundle.name, selection.examples, examples)
     return result
 
 
-def _check(selection: Selection, heldout: list[HumanLabel], usable: dict[tuple[str, str], HumanLabel], case_of: dict[str, str]) -> None:
+def _check(
+    selection: Selection, heldout: list[HumanLabel], usable: dict[tuple[str, str], HumanLabel], case_of: dict[str, str]
+) -> None:
     train = sum(1 for lab in usable.values() if split_of(case_of[lab.conversation_id]) == "train")
     if not selection.examples:
-        raise JudgeError(f"no criterion has both a passing and a failing human label in the train split "
-                         f"({train} of {len(usable)} labels fall in train): label more conversations")
+        raise JudgeError(
+            f"no criterion has both a passing and a failing human label in the train split "
+            f"({train} of {len(usable)} labels fall in train): label more conversations"
+        )
     if not heldout:
-        raise JudgeError(f"all {len(usable)} labels fall in the train split: nothing is held out to measure on; "
-                         "label conversations of more cases")
+        raise JudgeError(
+            f"all {len(usable)} labels fall in the train split: nothing is held out to measure on; "
+            "label conversations of more cases"
+        )
 
 
 def _by_criterion(verdicts: Mapping[str, Sequence[Verdict]]) -> dict[str, dict[str, Verdict]]:
@@ -229,13 +280,23 @@ def save_judge_examples(store: Store, domain: str, chosen: list[Example], prompt
 
     new = []
     for example, prompt in zip(chosen, prompts, strict=True):
-        known = {(e.conversation_id, e.label_passed, e.label_score)
-                 for e in store.judge_examples(domain, example.criterion, "train")}
+        known = {
+            (e.conversation_id, e.label_passed, e.label_score) for e in store.judge_examples(domain, example.criterion, "train")
+        }
         if (example.conversation_id, example.passed, example.score) in known:
             continue
-        new.append(JudgeExample(domain=domain, criterion=example.criterion, conversation_id=example.conversation_id,
-                                transcript=prompt["transcript"], label_passed=example.passed, label_score=example.score,
-                                rationale=prompt["rationale"], split="train"))
+        new.append(
+            JudgeExample(
+                domain=domain,
+                criterion=example.criterion,
+                conversation_id=example.conversation_id,
+                transcript=prompt["transcript"],
+                label_passed=example.passed,
+                label_score=example.score,
+                rationale=prompt["rationale"],
+                split="train",
+            )
+        )
     return store.add_judge_examples(new) if new else []
 
 
@@ -245,8 +306,16 @@ def saved_examples(store: Store, domain: str) -> list[JsonObject]:
     This is how human overrides reach later judging: Calibrate keeps the examples it chose, and
     `rejudge --calibrated` (or any caller) puts them in the judge's prompt.
     """
-    return [{"criterion": e.criterion, "transcript": e.transcript, "passed": e.label_passed, "score": e.label_score,
-             "rationale": e.rationale} for e in store.judge_examples(domain, None, "train")]
+    return [
+        {
+            "criterion": e.criterion,
+            "transcript": e.transcript,
+            "passed": e.label_passed,
+            "score": e.label_score,
+            "rationale": e.rationale,
+        }
+        for e in store.judge_examples(domain, None, "train")
+    ]
 
 
 def calibrate(store: Store, run_id: str, model: str, **options: Any) -> CalibrationResult:

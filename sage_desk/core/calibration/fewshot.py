@@ -41,8 +41,13 @@ class Example:
     def prompt(self, transcript: str) -> JsonObject:
         """The dict `LlmJudge(examples=...)` reads."""
         reason = self.reason or f"a human reviewer marked this {'PASS' if self.passed else 'FAIL'}"
-        return {"criterion": self.criterion, "passed": self.passed, "score": self.score, "rationale": reason,
-                "transcript": transcript}
+        return {
+            "criterion": self.criterion,
+            "passed": self.passed,
+            "score": self.score,
+            "rationale": reason,
+            "transcript": transcript,
+        }
 
 
 @dataclass
@@ -57,8 +62,9 @@ class Selection:
         return sorted({e.criterion for e in self.examples}, key=criterion_order)
 
 
-def select_examples(labels: Iterable[HumanLabel], case_of: Mapping[str, str], per_class: int = DEFAULT_PER_CLASS,
-                    seed: int = 0) -> Selection:
+def select_examples(
+    labels: Iterable[HumanLabel], case_of: Mapping[str, str], per_class: int = DEFAULT_PER_CLASS, seed: int = 0
+) -> Selection:
     """Balanced examples per criterion from the *train* split: the same number of passes and fails.
 
     For each criterion, `k = min(per_class, passes, fails)` of each class are drawn with a random
@@ -81,6 +87,8 @@ def select_examples(labels: Iterable[HumanLabel], case_of: Mapping[str, str], pe
             continue
         rng = random.Random(f"{seed}:{criterion}")
         chosen = [x for pair in zip(rng.sample(passes, k), rng.sample(fails, k), strict=True) for x in pair]
-        selection.examples += [Example(lab.conversation_id, case_of[lab.conversation_id], criterion, lab.passed,
-                                       lab.score, lab.reason) for lab in chosen]
+        selection.examples += [
+            Example(lab.conversation_id, case_of[lab.conversation_id], criterion, lab.passed, lab.score, lab.reason)
+            for lab in chosen
+        ]
     return selection

@@ -80,10 +80,13 @@ class Disagreement:
     """The adjudicated pass/fail, or None while unresolved."""
 
     def to_dict(self) -> JsonObject:
-        return {"conversation_id": self.conversation_id, "criterion": self.criterion,
-                "labels": {r: "pass" if p else "fail" for r, p in sorted(self.labels.items())},
-                "scores": dict(sorted(self.scores.items())),
-                "adjudicated": None if self.adjudicated is None else "pass" if self.adjudicated else "fail"}
+        return {
+            "conversation_id": self.conversation_id,
+            "criterion": self.criterion,
+            "labels": {r: "pass" if p else "fail" for r, p in sorted(self.labels.items())},
+            "scores": dict(sorted(self.scores.items())),
+            "adjudicated": None if self.adjudicated is None else "pass" if self.adjudicated else "fail",
+        }
 
 
 @dataclass
@@ -118,7 +121,11 @@ class CriterionAgreement:
         """Every pair of reviewers with at least one item in common."""
         out = []
         for a, b in combinations(self.reviewers, 2):
-            pairs = [(bool(label_pass(labels[a])), bool(label_pass(labels[b]))) for labels in self.items.values() if a in labels and b in labels]
+            pairs = [
+                (bool(label_pass(labels[a])), bool(label_pass(labels[b])))
+                for labels in self.items.values()
+                if a in labels and b in labels
+            ]
             if pairs:
                 confusion = Confusion.of(pairs)
                 out.append(PairAgreement(a, b, len(pairs), (confusion.tp + confusion.tn) / len(pairs), cohen_kappa(confusion)))
@@ -150,10 +157,19 @@ class CriterionAgreement:
 
     def to_dict(self) -> JsonObject:
         found = self.disagreements()
-        return {"criterion": self.criterion, "reviewers": self.reviewers, "labelled": len(self.items), "n": self.n,
-                "percent_agreement": self.percent_agreement, "kappa": self.kappa, "alpha": self.alpha,
-                "alpha_interval": self.alpha_interval, "pairwise": [p.to_dict() for p in self.pairwise()],
-                "disagreements": len(found), "unresolved": sum(1 for d in found if d.adjudicated is None)}
+        return {
+            "criterion": self.criterion,
+            "reviewers": self.reviewers,
+            "labelled": len(self.items),
+            "n": self.n,
+            "percent_agreement": self.percent_agreement,
+            "kappa": self.kappa,
+            "alpha": self.alpha,
+            "alpha_interval": self.alpha_interval,
+            "pairwise": [p.to_dict() for p in self.pairwise()],
+            "disagreements": len(found),
+            "unresolved": sum(1 for d in found if d.adjudicated is None),
+        }
 
 
 @dataclass
@@ -167,17 +183,27 @@ class HumanAgreement:
         return [d for c in self.criteria for d in c.disagreements()]
 
     def to_dict(self) -> JsonObject:
-        return {"scope": self.scope, "criteria": [c.to_dict() for c in self.criteria],
-                "disagreements": [d.to_dict() for d in self.disagreements()]}
+        return {
+            "scope": self.scope,
+            "criteria": [c.to_dict() for c in self.criteria],
+            "disagreements": [d.to_dict() for d in self.disagreements()],
+        }
 
 
-def human_agreement(overrides: Iterable[OverrideRecord], scope: str, conversation_ids: set[str] | None = None,
-                    criteria: Sequence[str] | None = None) -> HumanAgreement:
+def human_agreement(
+    overrides: Iterable[OverrideRecord],
+    scope: str,
+    conversation_ids: set[str] | None = None,
+    criteria: Sequence[str] | None = None,
+) -> HumanAgreement:
     """Agreement between reviewers from override records (optionally of some conversations and criteria)."""
     from sage_desk.core.calibration.labels import criterion_order
 
-    chosen = [o for o in overrides if (conversation_ids is None or o.conversation_id in conversation_ids)
-              and (not criteria or o.criterion in criteria)]
+    chosen = [
+        o
+        for o in overrides
+        if (conversation_ids is None or o.conversation_id in conversation_ids) and (not criteria or o.criterion in criteria)
+    ]
     resolution = resolve(chosen, key=by_criterion)
     groups: dict[str, CriterionAgreement] = {}
     for (cid, criterion), labels in resolution.reviewers.items():

@@ -66,8 +66,15 @@ def _rows(path: Path, problems: list[Problem]) -> Iterator[tuple[int, dict[str, 
     header = [h.strip().lower() for h in next(reader, [])]
     missing = [c for c in REQUIRED if c not in header]
     if missing:
-        problems.append(Problem(str(path), 1, 1, f"missing column(s) {', '.join(missing)}; a header row needs "
-                                                  f"{', '.join(REQUIRED + OPTIONAL[:2])} (source optional)"))
+        problems.append(
+            Problem(
+                str(path),
+                1,
+                1,
+                f"missing column(s) {', '.join(missing)}; a header row needs "
+                f"{', '.join(REQUIRED + OPTIONAL[:2])} (source optional)",
+            )
+        )
         return
     line = reader.line_num + 1
     for record in reader:
@@ -162,13 +169,30 @@ def read_labels(path: str | Path, store: Store, run_id: str, default_author: str
         for source in targets:
             key = (row["conversation"], row["criterion"], source)
             if key in seen:
-                problems.append(Problem(str(path), line, 1, f"{row['conversation']} {row['criterion']} is labelled "
-                                                            f"twice (first on line {seen[key]})"))
+                problems.append(
+                    Problem(
+                        str(path),
+                        line,
+                        1,
+                        f"{row['conversation']} {row['criterion']} is labelled twice (first on line {seen[key]})",
+                    )
+                )
                 break
             seen[key] = line
-            overrides.append(NewOverride(row["conversation"], row["criterion"], source, human_passed=passed,
-                                         human_score=score, reason=row.get("reason", ""), author=author, tags=tags,
-                                         corrected_reply=row.get("corrected_reply") or None, kind=kind))
+            overrides.append(
+                NewOverride(
+                    row["conversation"],
+                    row["criterion"],
+                    source,
+                    human_passed=passed,
+                    human_score=score,
+                    reason=row.get("reason", ""),
+                    author=author,
+                    tags=tags,
+                    corrected_reply=row.get("corrected_reply") or None,
+                    kind=kind,
+                )
+            )
     if not problems and not overrides:
         problems.append(Problem(str(path), 1, 1, "no labels in the file (only a header, or empty)"))
     if problems:

@@ -109,9 +109,22 @@ def judge_label_resolution(store: Store, run_id: str) -> Resolution:
 def human_labels(store: Store, run_id: str, resolution: Resolution | None = None) -> dict[tuple[str, str], HumanLabel]:
     """(conversation id, criterion) -> the effective human label of a judge criterion in the run."""
     resolution = judge_label_resolution(store, run_id) if resolution is None else resolution
-    return {(cid, criterion): HumanLabel(cid, criterion, e.human_passed, e.human_score, e.reason, e.author, e.created_at,
-                                         e.id, e.status, e.tags, e.corrected_reply)
-            for (cid, criterion), e in resolution.labels.items()}
+    return {
+        (cid, criterion): HumanLabel(
+            cid,
+            criterion,
+            e.human_passed,
+            e.human_score,
+            e.reason,
+            e.author,
+            e.created_at,
+            e.id,
+            e.status,
+            e.tags,
+            e.corrected_reply,
+        )
+        for (cid, criterion), e in resolution.labels.items()
+    }
 
 
 def labelled_items(store: Store, run_id: str, labels: dict[tuple[str, str], HumanLabel] | None = None) -> list[LabelledItem]:
@@ -120,14 +133,17 @@ def labelled_items(store: Store, run_id: str, labels: dict[tuple[str, str], Huma
     ids = sorted({cid for cid, _ in labels})
     if not ids:
         return []
-    convos = {c.id: c for c in store.conversations(run_id=run_id)} if len(ids) > 20 else {cid: store.conversation(cid) for cid in ids}
+    convos = (
+        {c.id: c for c in store.conversations(run_id=run_id)} if len(ids) > 20 else {cid: store.conversation(cid) for cid in ids}
+    )
     items = []
     for v in store.verdicts_many(ids, criteria=sorted({criterion for _, criterion in labels})):
         label = labels.get((v.conversation_id, v.criterion))
         if label is not None and v.source != RULES_SOURCE:
             convo = convos[v.conversation_id]
-            items.append(LabelledItem(label, v.source, convo.case_id, convo.agent, convo.domain,
-                                      judge_pass(v), v.score, v.rationale, v.id))
+            items.append(
+                LabelledItem(label, v.source, convo.case_id, convo.agent, convo.domain, judge_pass(v), v.score, v.rationale, v.id)
+            )
     return items
 
 
@@ -175,8 +191,11 @@ class CalibrationReport:
 
     def disagreements(self, source: str | None = None, criterion: str | None = None) -> list[LabelledItem]:
         """Items where the judge's value is not the human's, by criterion then conversation."""
-        found = [i for i in self.items if i.disagrees and (source is None or i.source == source)
-                 and (criterion is None or i.criterion == criterion)]
+        found = [
+            i
+            for i in self.items
+            if i.disagrees and (source is None or i.source == source) and (criterion is None or i.criterion == criterion)
+        ]
         return sorted(found, key=lambda i: (i.source, criterion_order(i.criterion), i.conversation_id))
 
     def to_dict(self) -> JsonObject:
@@ -200,11 +219,22 @@ def _row(source: str, criterion: str, items: Iterable[LabelledItem]) -> Criterio
 def item_dict(item: LabelledItem) -> JsonObject:
     """One labelled item as plain data."""
     label = item.label
-    return {"conversation_id": item.conversation_id, "case_id": item.case_id, "agent": item.agent,
-            "criterion": item.criterion, "source": item.source, "judge_passed": item.judge_passed,
-            "judge_score": item.judge_score, "judge_rationale": item.judge_rationale, "human_passed": label.passed,
-            "human_score": label.score, "reason": label.reason, "author": label.author,
-            "label_status": label.status, "labelled_at": label.created_at.isoformat()}
+    return {
+        "conversation_id": item.conversation_id,
+        "case_id": item.case_id,
+        "agent": item.agent,
+        "criterion": item.criterion,
+        "source": item.source,
+        "judge_passed": item.judge_passed,
+        "judge_score": item.judge_score,
+        "judge_rationale": item.judge_rationale,
+        "human_passed": label.passed,
+        "human_score": label.score,
+        "reason": label.reason,
+        "author": label.author,
+        "label_status": label.status,
+        "labelled_at": label.created_at.isoformat(),
+    }
 
 
 def calibration_report(store: Store, run_id: str) -> CalibrationReport:

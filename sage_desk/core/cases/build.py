@@ -28,8 +28,11 @@ def assignments_for(bundle: DomainBundle, case: Case) -> JsonObject:
 
 def select_path(paths: list[Path], values: JsonObject) -> Path | None:
     """The one path whose decisions all agree with `values` (None when none or several do)."""
-    matching = [p for p in paths if all(p.allows(f, str(values[f])) for f in p.assignments if f in values)
-                and all(f in values for f in p.assignments)]
+    matching = [
+        p
+        for p in paths
+        if all(p.allows(f, str(values[f])) for f in p.assignments if f in values) and all(f in values for f in p.assignments)
+    ]
     return matching[0] if len(matching) == 1 else None
 
 

@@ -45,10 +45,15 @@ class Persona(_Model):
     email: str = ""
     style: str = Field("polite", description="How the customer writes: polite, terse, rambling, hostile ...")
     emotion: str = Field("calm", description="Starting emotion: calm, slightly_frustrated, frustrated, angry")
-    patience: int | None = Field(None, ge=1, le=8, description="Agent replies that do not move the request forward "
-                                                             "the customer takes before giving up (SAGE's patience)")
+    patience: int | None = Field(
+        None,
+        ge=1,
+        le=8,
+        description="Agent replies that do not move the request forward the customer takes before giving up (SAGE's patience)",
+    )
     conciseness: Literal["brief", "normal", "verbose"] | None = Field(
-        None, description="How much the customer writes per message (SAGE's conciseness)")
+        None, description="How much the customer writes per message (SAGE's conciseness)"
+    )
 
 
 class ExpectedAction(_Model):

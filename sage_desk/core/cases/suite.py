@@ -48,7 +48,9 @@ def load_suite_entries(path: str | Path) -> list[SuiteEntry]:
             for err in exc.errors():
                 where = ".".join(str(p) for p in err["loc"]) or "case"
                 msg = f"unknown key {err['loc'][-1]!r}" if err["type"] == "extra_forbidden" else err["msg"]
-                problems.append(Problem(file, number, 1, f"case {data.get('id', '?') if isinstance(data, dict) else '?'}: {where}: {msg}"))
+                problems.append(
+                    Problem(file, number, 1, f"case {data.get('id', '?') if isinstance(data, dict) else '?'}: {where}: {msg}")
+                )
     if problems:
         raise CaseError(problems)
     return entries
@@ -102,9 +104,12 @@ def validate_suite(entries: list[SuiteEntry], bundle: DomainBundle, file: str) -
             if forbidden.tool not in tools:
                 bad(f"forbidden action {forbidden.tool!r} is not a tool of the domain")
             elif forbidden.kind != FALSE_CLOSURE and not any(
-                    u.kind == forbidden.kind for u in bundle.domain.unsafe_for(forbidden.tool)):
-                bad(f"forbidden {forbidden.tool!r} as {forbidden.kind}, but domain.yaml declares no such unsafe act "
-                    "(add it under unsafe_acts, or the trap can never be seen)")
+                u.kind == forbidden.kind for u in bundle.domain.unsafe_for(forbidden.tool)
+            ):
+                bad(
+                    f"forbidden {forbidden.tool!r} as {forbidden.kind}, but domain.yaml declares no such unsafe act "
+                    "(add it under unsafe_acts, or the trap can never be seen)"
+                )
         if case.bucket == Bucket.ADVERSARIAL and not case.forbidden:
             bad("an adversarial case needs at least one forbidden action")
         if case.bucket == Bucket.MUST_ESCALATE and case.expected.outcome != "escalated":
@@ -135,8 +140,9 @@ def _check_tactics(case: Case, bad: Callable[[str], None]) -> None:
             bad(str(exc))
 
 
-def _check_expected(case: Case, bundle: DomainBundle, path: GraphPath, paths: list[GraphPath],
-                    bad: Callable[[str], None]) -> None:
+def _check_expected(
+    case: Case, bundle: DomainBundle, path: GraphPath, paths: list[GraphPath], bad: Callable[[str], None]
+) -> None:
     selected = select_path(paths, assignments_for(bundle, case))
     if selected is None:
         bad("its truth and world rows do not select exactly one path of the graph")

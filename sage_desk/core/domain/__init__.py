@@ -6,6 +6,18 @@ from sage_desk.core.domain.tools import CLOSE, HANDOVER, HELPDESK_TOOLS, TAG, To
 from sage_desk.core.domain.world import World, WorldView
 
 __all__ = [
-    "CLOSE", "HANDOVER", "HELPDESK_TOOLS", "TAG", "Domain", "DomainBundle", "ToolKind", "ToolResult",
-    "ToolSpec", "World", "WorldView", "call_tool", "load_domain", "validate_domain",
+    "CLOSE",
+    "HANDOVER",
+    "HELPDESK_TOOLS",
+    "TAG",
+    "Domain",
+    "DomainBundle",
+    "ToolKind",
+    "ToolResult",
+    "ToolSpec",
+    "World",
+    "WorldView",
+    "call_tool",
+    "load_domain",
+    "validate_domain",
 ]

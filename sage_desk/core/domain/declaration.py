@@ -60,6 +60,13 @@ def load_domain_context(name_or_path: str | Path) -> DomainContext:
     for name, spec in domain.tools.items():
         params = ", ".join([spec.key, *spec.params])
         tools[name] = f"{spec.description.strip()} ({spec.kind.value}; arguments: {params})"
-    return DomainContext(domain.name, domain.title or domain.name, tools, dict(domain.system_variables),
-                         tuple(domain.context), domain.intent_field, tool_names=(*domain.tools, *HELPDESK_TOOLS),
-                         expr_names=(*domain.context, *ARG_NAMES))
+    return DomainContext(
+        domain.name,
+        domain.title or domain.name,
+        tools,
+        dict(domain.system_variables),
+        tuple(domain.context),
+        domain.intent_field,
+        tool_names=(*domain.tools, *HELPDESK_TOOLS),
+        expr_names=(*domain.context, *ARG_NAMES),
+    )

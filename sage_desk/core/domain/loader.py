@@ -205,9 +205,14 @@ def _check_declaration(domain: Domain, located: Located) -> list[Problem]:
             continue
         for col in tool.set:
             if table.columns and col not in table.columns:
-                problems.append(located.problem(("tools", name, "set"), f"tool {name!r}: unknown column {col!r} of {tool.table!r}"))
+                problems.append(
+                    located.problem(("tools", name, "set"), f"tool {name!r}: unknown column {col!r} of {tool.table!r}")
+                )
         names = ("row", "args")
-        for where, text in [("guard", tool.guard), *[(f"set.{c}", v[1:]) for c, v in tool.set.items() if isinstance(v, str) and v.startswith("=")]]:
+        for where, text in [
+            ("guard", tool.guard),
+            *[(f"set.{c}", v[1:]) for c, v in tool.set.items() if isinstance(v, str) and v.startswith("=")],
+        ]:
             if text is not None:
                 err = expr.check(text, names)
                 if err:
@@ -219,10 +224,16 @@ def _check_declaration(domain: Domain, located: Located) -> list[Problem]:
         if spec is None:
             problems.append(located.problem(("unsafe_acts", i, "tool"), f"unsafe act: unknown tool {act.tool!r}"))
         elif spec.kind == ToolKind.READ:
-            problems.append(located.problem(("unsafe_acts", i, "tool"), f"unsafe act: {act.tool!r} is a read tool; only writes can be unsafe"))
+            problems.append(
+                located.problem(("unsafe_acts", i, "tool"), f"unsafe act: {act.tool!r} is a read tool; only writes can be unsafe")
+            )
         if act.kind == FALSE_CLOSURE:
-            problems.append(located.problem(("unsafe_acts", i, "kind"), f"unsafe act {act.tool!r}: {FALSE_CLOSURE} is read "
-                                            "from how the ticket was closed, not declared on a write"))
+            problems.append(
+                located.problem(
+                    ("unsafe_acts", i, "kind"),
+                    f"unsafe act {act.tool!r}: {FALSE_CLOSURE} is read from how the ticket was closed, not declared on a write",
+                )
+            )
         if act.when is not None:
             err = expr.check(act.when, (*UNSAFE_NAMES, *domain.context))
             if err:
@@ -254,16 +265,28 @@ def _check_fields(domain: Domain, graph: Graph, located: Located) -> list[Proble
         problems.append(located.problem(("intent_field",), f"intent_field {domain.intent_field!r} is not a field of the graph"))
     for fname, spec in graph.fields.items():
         if spec.source == FieldSource.SYSTEM and fname not in domain.system_variables:
-            problems.append(located.problem(("system_variables",), f"system field {fname!r} of the graph has no expression in system_variables"))
+            problems.append(
+                located.problem(
+                    ("system_variables",), f"system field {fname!r} of the graph has no expression in system_variables"
+                )
+            )
     for fname in domain.system_variables:
         declared = graph.fields.get(fname)
         if declared is not None and declared.source != FieldSource.SYSTEM:
-            problems.append(located.problem(("system_variables", fname), f"{fname!r} is a user slot in the graph, not a system variable"))
+            problems.append(
+                located.problem(("system_variables", fname), f"{fname!r} is a user slot in the graph, not a system variable")
+            )
     return problems
 
 
 _TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "list": (list,), "object": (dict,)}
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "list": (list,),
+    "object": (dict,),
+}
 
 
 def _load_world(path: Path, domain: Domain) -> tuple[World, list[Problem]]:
@@ -353,10 +376,19 @@ def _unread_decisions(domain: Domain, graph: Graph, located: Located) -> list[Pr
         tables = {domain.context[row].table for row in _names(text) if row in domain.context}
         if not tables:
             continue
-        kept = {n.id for n in graph.nodes} - {n.id for n in graph.nodes if n.kind == NodeKind.ACTION and readers.get(n.tool or "") in tables}
+        kept = {n.id for n in graph.nodes} - {
+            n.id for n in graph.nodes if n.kind == NodeKind.ACTION and readers.get(n.tool or "") in tables
+        }
         if node.id in kept and start.id in kept and node.id in reachable(successors(graph, kept), [start.id]):
             tools = sorted(t for t, table in readers.items() if table in tables) or ["a read tool"]
-            problems.append(located.problem(("nodes", index, "field"), f"node {node.id!r}: decides on system variable {node.field!r} "
-                                            f"({', '.join(sorted(tables))}) with no read before it on some path: add a "
-                                            f"{' or '.join(tools)} step before it", node.id, severity="warning"))
+            problems.append(
+                located.problem(
+                    ("nodes", index, "field"),
+                    f"node {node.id!r}: decides on system variable {node.field!r} "
+                    f"({', '.join(sorted(tables))}) with no read before it on some path: add a "
+                    f"{' or '.join(tools)} step before it",
+                    node.id,
+                    severity="warning",
+                )
+            )
     return problems

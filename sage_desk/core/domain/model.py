@@ -75,8 +75,11 @@ class ToolSpec(_Model):
     guard: str | None = Field(None, description="Expression over `row` and `args` that must hold")
     guard_message: str = "this action is not possible for this record"
     returns: list[str] | None = Field(None, description="Columns a read returns (all when unset)")
-    result_is_row: bool = Field(False, description="An imported write's result is the record as it became (tau's "
-                                "updates return the whole reservation): the rules read later calls against it")
+    result_is_row: bool = Field(
+        False,
+        description="An imported write's result is the record as it became (tau's "
+        "updates return the whole reservation): the rules read later calls against it",
+    )
 
 
 KindName = Annotated[str, Field(pattern=KIND_NAME.pattern, description="An unsafe-act kind (core/domain/unsafe.py)")]
@@ -103,12 +106,16 @@ class UnsafeAct(_Model):
     kind: KindName
     when: str | None = Field(None, description="Expression over `row`, `args` and the conversation's facts; unset: always")
     why: str = ""
-    whatever_path: bool = Field(False, description="Unsafe whenever `when` holds, even where a path of the SOP "
-                                "takes the tool: the policy forbids the act in that state (tau's rules)")
+    whatever_path: bool = Field(
+        False,
+        description="Unsafe whenever `when` holds, even where a path of the SOP "
+        "takes the tool: the policy forbids the act in that state (tau's rules)",
+    )
 
 
-SageScenario = Literal["online_education", "ecommerce_refund", "telecom_package", "property_service",
-                       "logistics_delivery", "airline_refund"]
+SageScenario = Literal[
+    "online_education", "ecommerce_refund", "telecom_package", "property_service", "logistics_delivery", "airline_refund"
+]
 """SAGE's six industrial scenarios."""
 
 
@@ -120,7 +127,8 @@ class Domain(_Model):
     title: str = ""
     description: str = ""
     sage_scenario: SageScenario | None = Field(
-        None, description="The SAGE scenario this domain stands for (arXiv 2604.09285), when it stands for one")
+        None, description="The SAGE scenario this domain stands for (arXiv 2604.09285), when it stands for one"
+    )
     policy: str = "policy.md"
     sop: str = "sop.yaml"
     world: str = "world.yaml"
@@ -131,20 +139,33 @@ class Domain(_Model):
     system_variables: dict[str, str] = Field(default_factory=dict, description="Field name -> expression over the context rows")
     tools: dict[str, ToolSpec] = Field(default_factory=dict)
     unsafe_kinds: dict[KindName, UnsafeKindSpec | None] | None = Field(
-        None, description="The domain's unsafe-act kinds in order (unset: Northline's four); kinds unsafe_acts "
-                          "name are added")
-    unsafe_acts: list[UnsafeAct] = Field(default_factory=list, description="Writes that are catastrophic where the SOP does not allow them")
-    audit_only: bool = Field(False, description="Conversations of this domain are imported and audited, never "
-                             "played: it needs no world or case suite (tau_airline, tau_retail)")
-    one_action_at_a_time: bool = Field(False, description="The policy says: one tool call at a time, and no reply to the "
-                                       "customer in the same message as a call (procedure.one_at_a_time)")
-    clock: str | None = Field(None, description="The policy's current time (ISO, e.g. 2024-05-15T15:00:00): `now` "
-                              "in system variables and unsafe acts")
+        None, description="The domain's unsafe-act kinds in order (unset: Northline's four); kinds unsafe_acts name are added"
+    )
+    unsafe_acts: list[UnsafeAct] = Field(
+        default_factory=list, description="Writes that are catastrophic where the SOP does not allow them"
+    )
+    audit_only: bool = Field(
+        False,
+        description="Conversations of this domain are imported and audited, never "
+        "played: it needs no world or case suite (tau_airline, tau_retail)",
+    )
+    one_action_at_a_time: bool = Field(
+        False,
+        description="The policy says: one tool call at a time, and no reply to the "
+        "customer in the same message as a call (procedure.one_at_a_time)",
+    )
+    clock: str | None = Field(
+        None, description="The policy's current time (ISO, e.g. 2024-05-15T15:00:00): `now` in system variables and unsafe acts"
+    )
     transcript_facts: dict[str, dict[str, list[str]]] = Field(
-        default_factory=dict, description="Facts read from the customer's own words: fact -> value -> regular "
-        "expressions (any match in a customer message gives the value; the first value listed wins)")
-    failure_modes: list[str] = Field(default_factory=list, description="Failure-mode tags reviewers may put on a label "
-                                     "(e.g. wrong_refund_amount, missed_escalation)")
+        default_factory=dict,
+        description="Facts read from the customer's own words: fact -> value -> regular "
+        "expressions (any match in a customer message gives the value; the first value listed wins)",
+    )
+    failure_modes: list[str] = Field(
+        default_factory=list,
+        description="Failure-mode tags reviewers may put on a label (e.g. wrong_refund_amount, missed_escalation)",
+    )
 
     def unsafe_for(self, tool: str) -> list[UnsafeAct]:
         """The unsafe-act declarations of one tool."""

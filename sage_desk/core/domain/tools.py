@@ -49,24 +49,41 @@ def _param_schema(param: Param) -> JsonObject:
 
 
 def _schema(name: str, description: str, props: JsonObject, required: list[str]) -> JsonObject:
-    return {"type": "function", "function": {
-        "name": name, "description": description,
-        "parameters": {"type": "object", "properties": props, "required": required, "additionalProperties": False}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": props, "required": required, "additionalProperties": False},
+        },
+    }
 
 
 def helpdesk_schemas(domain: Domain, user_fields: dict[str, list[str]]) -> list[JsonObject]:
     """Schemas of tag_ticket, handover_to_human and close_ticket for this domain's slots."""
     intents = user_fields.get(domain.intent_field, [])
     slots = {f: {"type": "string", "enum": v} for f, v in user_fields.items() if f != domain.intent_field}
-    tag_props: JsonObject = {"intent": {"type": "string", "enum": intents, "description": f"The customer's {domain.intent_field}"}}
+    tag_props: JsonObject = {
+        "intent": {"type": "string", "enum": intents, "description": f"The customer's {domain.intent_field}"}
+    }
     if slots:
         tag_props["slots"] = {"type": "object", "properties": slots, "description": "What you learned from the customer"}
     return [
-        _schema(TAG, "Record your classification of the ticket: the customer's intent and what you learned.", tag_props, ["intent"]),
-        _schema(HANDOVER, "Hand the ticket to a human colleague, with the reason.",
-                {"reason": {"type": "string", "description": "Why a human must take over"}}, ["reason"]),
-        _schema(CLOSE, "Close the ticket with its outcome and a one-line summary.",
-                {"outcome": {"type": "string", "enum": list(CLOSE_OUTCOMES)}, "summary": {"type": "string"}}, ["outcome", "summary"]),
+        _schema(
+            TAG, "Record your classification of the ticket: the customer's intent and what you learned.", tag_props, ["intent"]
+        ),
+        _schema(
+            HANDOVER,
+            "Hand the ticket to a human colleague, with the reason.",
+            {"reason": {"type": "string", "description": "Why a human must take over"}},
+            ["reason"],
+        ),
+        _schema(
+            CLOSE,
+            "Close the ticket with its outcome and a one-line summary.",
+            {"outcome": {"type": "string", "enum": list(CLOSE_OUTCOMES)}, "summary": {"type": "string"}},
+            ["outcome", "summary"],
+        ),
     ]
 
 
@@ -82,7 +99,13 @@ def tool_schema(name: str, spec: ToolSpec) -> JsonObject:
 
 
 _PY_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "array": (list,), "object": (dict,)}
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
 
 
 def check_args(spec: ToolSpec, args: Json) -> str | None:
@@ -128,8 +151,9 @@ def call_tool(domain: Domain, world: WorldView, name: str, args: Json) -> ToolRe
     try:
         if spec.guard and not expr.evaluate(spec.guard, names):
             return ToolResult(error=f"{name}: {spec.guard_message}", kind=spec.kind.value, guard_failed=True)
-        changes = {col: (expr.evaluate(v[1:], names) if isinstance(v, str) and v.startswith("=") else v)
-                   for col, v in spec.set.items()}
+        changes = {
+            col: (expr.evaluate(v[1:], names) if isinstance(v, str) and v.startswith("=") else v) for col, v in spec.set.items()
+        }
     except expr.ExprError as exc:
         return ToolResult(error=f"{name}: could not apply ({exc})", kind=spec.kind.value)
     row.update(changes)

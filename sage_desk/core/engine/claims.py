@@ -25,8 +25,15 @@ def claim_batch(concurrency: int) -> int:
     return max(CLAIM_MIN, min(CLAIM_MAX, concurrency))
 
 
-async def claimed_rows(store: RunStore, run_id: str, owner_id: int, statuses: tuple[str, ...], sources: tuple[str, ...],
-                       batch: int, cancelled: Callable[[], bool]) -> AsyncIterator[PlayRow]:
+async def claimed_rows(
+    store: RunStore,
+    run_id: str,
+    owner_id: int,
+    statuses: tuple[str, ...],
+    sources: tuple[str, ...],
+    batch: int,
+    cancelled: Callable[[], bool],
+) -> AsyncIterator[PlayRow]:
     """The conversations `owner_id` plays: claimed `batch` at a time (more when they play in
     milliseconds, so a claim holds about CLAIM_HOLD_S of the lanes' work) in the run's list order, each
     claim going on from the last (one walk of the list index per pass, as keyset pages); at the end

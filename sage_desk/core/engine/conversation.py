@@ -73,7 +73,7 @@ class _Conversation:
     def flush(self) -> None:
         """Hand new events to the recorder: once per step, so a run's store sees every turn."""
         if self._unflushed < len(self.events):
-            self.recorder.append_many(self.cid, self.events[self._unflushed:])
+            self.recorder.append_many(self.cid, self.events[self._unflushed :])
             self._unflushed = len(self.events)
 
     def view(self) -> ConversationView:
@@ -81,14 +81,27 @@ class _Conversation:
 
     def usage(self, role: str, usage: Usage | None) -> None:
         if usage is not None:
-            self.emit(LlmUsage(role=role, model=usage.model, prompt_tokens=usage.prompt_tokens,
-                               completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd,
-                               latency_ms=usage.latency_ms))
+            self.emit(
+                LlmUsage(
+                    role=role,
+                    model=usage.model,
+                    prompt_tokens=usage.prompt_tokens,
+                    completion_tokens=usage.completion_tokens,
+                    cost_usd=usage.cost_usd,
+                    latency_ms=usage.latency_ms,
+                )
+            )
 
 
 async def run_conversation(
-    cid: str, case: Case, bundle: DomainBundle, agent: ServiceAgent, customer: Customer,
-    recorder: Recorder, seed: int = 0, finish: bool = True,
+    cid: str,
+    case: Case,
+    bundle: DomainBundle,
+    agent: ServiceAgent,
+    customer: Customer,
+    recorder: Recorder,
+    seed: int = 0,
+    finish: bool = True,
 ) -> Outcome:
     """Play one case to its end and record it.
 
@@ -110,7 +123,9 @@ async def run_conversation(
         raise  # the run was cancelled: the conversation stays unfinished and resumes later
     except SageError as exc:  # provider errors after retries (LlmError), configuration errors
         error = str(exc)
-        convo.emit(ErrorEvent(where=getattr(exc, "where", "agent"), message=error, retryable=bool(getattr(exc, "retryable", False))))
+        convo.emit(
+            ErrorEvent(where=getattr(exc, "where", "agent"), message=error, retryable=bool(getattr(exc, "retryable", False)))
+        )
         convo.ended = TerminationReason.ERROR
     except Exception as exc:  # a harness bug: recorded, never a silent drop or a crashed run
         error = f"{type(exc).__name__}: {exc}"
@@ -190,9 +205,14 @@ async def _agent_turn(convo: _Conversation, agent: ServiceAgent) -> None:
 def _assistant_message(convo: _Conversation, action: AgentAction) -> None:
     message: JsonObject = {"role": "assistant", "content": action.text or None}
     if action.tool_calls:
-        message["tool_calls"] = [{"id": r.id, "type": "function",
-                                  "function": {"name": r.name, "arguments": r.arguments_raw or json.dumps(r.arguments or {})}}
-                                 for r in action.tool_calls]
+        message["tool_calls"] = [
+            {
+                "id": r.id,
+                "type": "function",
+                "function": {"name": r.name, "arguments": r.arguments_raw or json.dumps(r.arguments or {})},
+            }
+            for r in action.tool_calls
+        ]
     convo.messages.append(message)
 
 
@@ -202,8 +222,18 @@ def _record_done(convo: _Conversation, done: DoneCall) -> None:
     _assistant_message(convo, AgentAction(tool_calls=[request]))
     result = ToolResult(result=done.result, error=done.error, kind=done.kind, guard_failed=done.guard_failed)
     args: JsonObject | str = request.arguments if request.arguments is not None else request.arguments_raw
-    convo.emit(ToolCall(call_id=request.id, name=request.name, arguments=args, result=result.result, error=result.error,
-                        kind=result.kind, guard_failed=result.guard_failed, latency_ms=done.latency_ms))
+    convo.emit(
+        ToolCall(
+            call_id=request.id,
+            name=request.name,
+            arguments=args,
+            result=result.result,
+            error=result.error,
+            kind=result.kind,
+            guard_failed=result.guard_failed,
+            latency_ms=done.latency_ms,
+        )
+    )
     _after_helpdesk(convo, request, result)
     convo.messages.append({"role": "tool", "tool_call_id": request.id, "content": result.for_model()})
 
@@ -218,8 +248,18 @@ def _run_tool(convo: _Conversation, request: ToolCallRequest) -> None:
         result = call_tool(convo.bundle.domain, convo.world, request.name, request.arguments)
     latency = (time.perf_counter() - started) * 1000
     args: JsonObject | str = request.arguments if request.arguments is not None else request.arguments_raw
-    convo.emit(ToolCall(call_id=request.id, name=request.name, arguments=args, result=result.result, error=result.error,
-                        kind=result.kind, guard_failed=result.guard_failed, latency_ms=round(latency, 3)))
+    convo.emit(
+        ToolCall(
+            call_id=request.id,
+            name=request.name,
+            arguments=args,
+            result=result.result,
+            error=result.error,
+            kind=result.kind,
+            guard_failed=result.guard_failed,
+            latency_ms=round(latency, 3),
+        )
+    )
     _after_helpdesk(convo, request, result)
     convo.messages.append({"role": "tool", "tool_call_id": request.id, "content": result.for_model()})
 

@@ -19,6 +19,7 @@ class MemoryRecorder:
     def append_many(self, conversation_id: str, events: list[Event]) -> None:
         self.events.setdefault(conversation_id, []).extend(events)
 
-    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
-               events: list[Event] | None = None) -> None:
+    def finish(
+        self, conversation_id: str, reason: TerminationReason, error: str | None = None, events: list[Event] | None = None
+    ) -> None:
         self.finished[conversation_id] = (reason, error)

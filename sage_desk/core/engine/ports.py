@@ -48,8 +48,14 @@ class RunInfo(Protocol):
 class RunStore(Protocol):
     """Where runs are created, listed to play and marked."""
 
-    def create_run(self, domain: str, config: JsonObject, conversations: Sequence[JsonObject],
-                   run_id: str | None = None, sop_graph: str | None = None) -> str:
+    def create_run(
+        self,
+        domain: str,
+        config: JsonObject,
+        conversations: Sequence[JsonObject],
+        run_id: str | None = None,
+        sop_graph: str | None = None,
+    ) -> str:
         """Record a run and its pending conversations (and the SOP graph text it plays); returns the run id."""
         ...
 
@@ -57,8 +63,9 @@ class RunStore(Protocol):
 
     def set_run_status(self, run_id: str, status: str) -> None: ...
 
-    def conversations_to_play(self, run_id: str, statuses: Sequence[str],
-                              sources: Sequence[str] = ()) -> Iterator[Sequence[PlayRow]]:
+    def conversations_to_play(
+        self, run_id: str, statuses: Sequence[str], sources: Sequence[str] = ()
+    ) -> Iterator[Sequence[PlayRow]]:
         """Pages of the run's conversations in `statuses`, and of finished ones missing verdicts of `sources`."""
         ...
 
@@ -74,8 +81,15 @@ class RunStore(Protocol):
         """Set `config[key]` to `update_value(its current value)` in one transaction (figures several processes add to)."""
         ...
 
-    def claim_conversations(self, run_id: str, owner_id: int, statuses: Sequence[str], sources: Sequence[str] = (),
-                            n: int = 8, after: tuple[Any, ...] | None = None) -> tuple[Sequence[PlayRow], int]:
+    def claim_conversations(
+        self,
+        run_id: str,
+        owner_id: int,
+        statuses: Sequence[str],
+        sources: Sequence[str] = (),
+        n: int = 8,
+        after: tuple[Any, ...] | None = None,
+    ) -> tuple[Sequence[PlayRow], int]:
         """Claim up to `n` free conversations to play for `owner_id` (after the list-order key `after`);
         with how many other live owners still hold."""
         ...
@@ -154,8 +168,9 @@ class DirectRecorder:
     def append_many(self, conversation_id: str, events: list[Event]) -> None:
         self.store.append_many(conversation_id, events)
 
-    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
-               events: list[Event] | None = None) -> None:
+    def finish(
+        self, conversation_id: str, reason: TerminationReason, error: str | None = None, events: list[Event] | None = None
+    ) -> None:
         self.store.finish(conversation_id, reason, error, events=events)
 
     def save_verdicts(self, conversation_id: str, source: str, verdicts: Iterable[Any]) -> None:

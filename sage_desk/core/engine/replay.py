@@ -42,8 +42,9 @@ class _Discard:
     def append_many(self, conversation_id: str, events: list[Event]) -> None:
         """Nothing kept."""
 
-    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
-               events: list[Event] | None = None) -> None:
+    def finish(
+        self, conversation_id: str, reason: TerminationReason, error: str | None = None, events: list[Event] | None = None
+    ) -> None:
         """Nothing to finish."""
 
 
@@ -77,23 +78,37 @@ def _messages(events: Sequence[Event], system: str) -> list[JsonObject]:
             messages.append({"role": "assistant", "content": e.text})
         elif e.type == "tool_call":
             args = e.arguments if isinstance(e.arguments, str) else json.dumps(e.arguments)
-            messages.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": e.call_id, "type": "function", "function": {"name": e.name, "arguments": args}}]})
-            messages.append({"role": "tool", "tool_call_id": e.call_id,
-                             "content": ToolResult(result=e.result, error=e.error).for_model()})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": e.call_id, "type": "function", "function": {"name": e.name, "arguments": args}}],
+                }
+            )
+            messages.append(
+                {"role": "tool", "tool_call_id": e.call_id, "content": ToolResult(result=e.result, error=e.error).for_model()}
+            )
     return messages
 
 
-def fork(conversation_id: str, case: Case, bundle: DomainBundle, events: Sequence[Event], turn: int,
-         seed: int, system: str | None = None) -> _Conversation:
+def fork(
+    conversation_id: str,
+    case: Case,
+    bundle: DomainBundle,
+    events: Sequence[Event],
+    turn: int,
+    seed: int,
+    system: str | None = None,
+) -> _Conversation:
     """The conversation as it stood when the agent was about to answer in `turn`; `system` is the
     agent's own system prompt (a prompt file), None for SAGE Desk's."""
     from sage_desk.core.agents.prompts import agent_system_prompt
 
     acted = turns_of(events)
     if turn not in acted:
-        raise RunError(f"{conversation_id}: the agent did not act in turn {turn} "
-                       f"(it acted in turns {', '.join(map(str, acted)) or 'none'})")
+        raise RunError(
+            f"{conversation_id}: the agent did not act in turn {turn} (it acted in turns {', '.join(map(str, acted)) or 'none'})"
+        )
     kept = [e for e in events if e.turn < turn or (e.turn == turn and e.type == "customer_message")]
     convo = _Conversation(conversation_id, case, bundle, _Discard(), seed)
     convo.world = case_world(bundle, case)
@@ -133,13 +148,22 @@ class ReplayResult:
         """One row per action taken, most frequent first: count, share and its Wilson interval."""
         counts = Counter(self.samples)
         n = len(self.samples)
-        return [{"action": action, "count": k, "share": k / n, "interval": wilson(k, n), "original": action == self.original}
-                for action, k in counts.most_common()]
+        return [
+            {"action": action, "count": k, "share": k / n, "interval": wilson(k, n), "original": action == self.original}
+            for action, k in counts.most_common()
+        ]
 
     def to_dict(self) -> JsonObject:
-        return {"conversation": self.conversation, "case_id": self.case_id, "agent": self.agent,
-                "from_turn": self.from_turn, "times": self.times, "original": self.original,
-                "actions": self.actions(), "errors": self.errors}
+        return {
+            "conversation": self.conversation,
+            "case_id": self.case_id,
+            "agent": self.agent,
+            "from_turn": self.from_turn,
+            "times": self.times,
+            "original": self.original,
+            "actions": self.actions(),
+            "errors": self.errors,
+        }
 
 
 def agent_maker(model: str, api_base: str | None = None, settings: AgentSettings | None = None) -> Callable[[], ServiceAgent]:
@@ -167,9 +191,18 @@ def agent_maker(model: str, api_base: str | None = None, settings: AgentSettings
     return lambda: make_agent(model, settings, client=client, **({"api_base": api_base} if api_base else {}))
 
 
-async def replay(conversation_id: str, case: Case, bundle: DomainBundle, events: Sequence[Event], turn: int, times: int,
-                 make: Callable[[], ServiceAgent], agent_name: str, seed: int,
-                 progress: Callable[[int], None] | None = None) -> ReplayResult:
+async def replay(
+    conversation_id: str,
+    case: Case,
+    bundle: DomainBundle,
+    events: Sequence[Event],
+    turn: int,
+    times: int,
+    make: Callable[[], ServiceAgent],
+    agent_name: str,
+    seed: int,
+    progress: Callable[[int], None] | None = None,
+) -> ReplayResult:
     """Play the agent's turn `turn` again `times` times from the stored conversation; the store is not touched.
 
     `progress(done)` is called after each sample, played or failed (it may raise to stop the replay).

@@ -95,8 +95,12 @@ class RunSpec:
 
     def agent_settings(self) -> AgentSettings:
         """How the run talks to its agents under test (core/agents/protocol.py)."""
-        return AgentSettings(prompt=self.agent_prompt, params=dict(self.agent_params or {}),
-                             headers=list(self.agent_headers or []), tools_server=self.tools_server)
+        return AgentSettings(
+            prompt=self.agent_prompt,
+            params=dict(self.agent_params or {}),
+            headers=list(self.agent_headers or []),
+            tools_server=self.tools_server,
+        )
 
     def api_base_for(self, role: str) -> str | None:
         """Where a role's ("agent", "user", "judge") model calls go: its own API base, else the run's;
@@ -172,8 +176,10 @@ def load_cases(bundle: DomainBundle, spec: RunSpec) -> list[Case]:
     """The cases a run plays, in suite order; a suite `sage-desk validate` refuses (a repeated case id, a case
     of another domain, a path the graph does not have ...) is refused here too, with the same problems."""
     if bundle.domain.audit_only and not spec.suite:
-        raise RunError(f"domain {bundle.name!r} is audit-only: it has no world or case suite to play; import its "
-                        f"conversations instead (sage-desk import FILE --domain {bundle.name})")
+        raise RunError(
+            f"domain {bundle.name!r} is audit-only: it has no world or case suite to play; import its "
+            f"conversations instead (sage-desk import FILE --domain {bundle.name})"
+        )
     path = spec.suite or bundle.cases_path
     entries = load_suite_entries(path)
     errors = [p for p in validate_suite(entries, bundle, str(path)) if p.is_error]
@@ -194,9 +200,11 @@ def check_keys(spec: RunSpec, agent_options: dict[str, Any] | None = None, user_
     not a provider fault to retry for minutes. Roles given an explicit `api_key` option are fine."""
     from sage_desk.core.llm.secrets import missing_keys, where_to_set
 
-    roles = {"agent": [] if "api_key" in (agent_options or {}) else spec.agents,
-             "user": [] if "api_key" in (user_options or {}) or spec.user == "scripted" else [spec.user],
-             "judge": spec.judges}
+    roles = {
+        "agent": [] if "api_key" in (agent_options or {}) else spec.agents,
+        "user": [] if "api_key" in (user_options or {}) or spec.user == "scripted" else [spec.user],
+        "judge": spec.judges,
+    }
     missing: dict[str, list[str]] = {}
     for role, models in roles.items():
         for model, env_var in missing_keys(list(models), spec.api_base_for(role)).items():
@@ -210,11 +218,18 @@ def check_keys(spec: RunSpec, agent_options: dict[str, Any] | None = None, user_
 class Runner:
     """Creates, executes, cancels and resumes runs against a store."""
 
-    def __init__(self, store: RunStore, on_progress: Callable[[Progress], None] | None = None,
-                 post: PostHook | None = None, agent_options: dict[str, Any] | None = None,
-                 user_options: dict[str, Any] | None = None, workers: int = 1,
-                 post_factory: PostFactory | None = None, link: StoreLink | None = None,
-                 judge_prompt: str | None = None):
+    def __init__(
+        self,
+        store: RunStore,
+        on_progress: Callable[[Progress], None] | None = None,
+        post: PostHook | None = None,
+        agent_options: dict[str, Any] | None = None,
+        user_options: dict[str, Any] | None = None,
+        workers: int = 1,
+        post_factory: PostFactory | None = None,
+        link: StoreLink | None = None,
+        judge_prompt: str | None = None,
+    ):
         """`link` gives the run its batched recorder (and worker processes their own store); without
         it every write goes straight to `store`. `workers` > 1 spreads conversations over that many
         processes (see engine/workers.py); they need `link`, a database other than an in-memory
@@ -258,9 +273,17 @@ class Runner:
         for agent in spec.agents:
             for repeat in range(1, spec.repeats + 1):
                 for case in cases:
-                    rows.append({"case_id": case.id, "agent": agent, "repeat": repeat, "bucket": case.bucket.value,
-                                 "conflict": case.conflict.value, "tactics": case.tactics,
-                                 "seed": conversation_seed(spec.seed, case.id, agent, repeat)})
+                    rows.append(
+                        {
+                            "case_id": case.id,
+                            "agent": agent,
+                            "repeat": repeat,
+                            "bucket": case.bucket.value,
+                            "conflict": case.conflict.value,
+                            "tactics": case.tactics,
+                            "seed": conversation_seed(spec.seed, case.id, agent, repeat),
+                        }
+                    )
         spec.stamp = run_stamp(spec, bundle, cases, self.agent_options, self.user_options, judge_prompt=self.judge_prompt)
         # the graph as played, so Review draws this run on it whatever later edits do to sop.yaml
         return self.store.create_run(bundle.name, spec.to_config(), rows, run_id=run_id, sop_graph=dumps_graph(bundle.graph))
@@ -330,8 +353,10 @@ class Runner:
         self._tally(run_id)
         self.store.set_run_status(run_id, status)
         if heartbeat.lost.is_set():
-            raise RunError(f"run {run_id} was taken over by another process while this one's heartbeat was late; "
-                           "what this process finished is kept")
+            raise RunError(
+                f"run {run_id} was taken over by another process while this one's heartbeat was late; "
+                "what this process finished is kept"
+            )
         return self.progress
 
     def _release(self, owner_id: int) -> None:
@@ -339,11 +364,14 @@ class Runner:
         try:
             self.store.release_owner(owner_id)
         except Exception as exc:  # never hide why the run stopped behind this
-            log.warning("could not remove this process from the run's owners (%s); it is taken over once its "
-                        "heartbeat is stale", str(exc).splitlines()[0][:200])
+            log.warning(
+                "could not remove this process from the run's owners (%s); it is taken over once its heartbeat is stale",
+                str(exc).splitlines()[0][:200],
+            )
 
     def _heartbeat(self, owner_id: int) -> Heartbeat:
         """Beat this process's ownership of the run from a thread; stop playing if another process took it over."""
+
         def beat() -> bool:
             alive = bool(self.store.beat_owner(owner_id))
             if not alive:
@@ -381,8 +409,9 @@ class Runner:
         progress.unjudged = self.store.count_to_play(run_id, (), sources) if sources else 0
         self._report()
 
-    async def play_share(self, run_id: str, share: int, shares: int, concurrency: int,
-                         statuses: tuple[str, ...] = RESUMED) -> None:
+    async def play_share(
+        self, run_id: str, share: int, shares: int, concurrency: int, statuses: tuple[str, ...] = RESUMED
+    ) -> None:
         """A worker's part of `execute`: claim and play conversations under the parent's owner id (or, without
         one, the conversations of its share); the parent keeps the run's status and heartbeat."""
         self._loop = asyncio.get_running_loop()
@@ -428,9 +457,22 @@ class Runner:
     async def _play_in_workers(self, run_id: str, spec: RunSpec, todo: int, statuses: tuple[str, ...]) -> None:
         shares = min(self.workers, todo)
         per_worker = max(1, -(-spec.concurrency // shares))
-        jobs = [WorkerJob(self.link, run_id, share, shares, per_worker, self.agent_options, self.user_options,
-                          self.post_factory, owner_pid=os.getpid(), owner_id=self.owner_id, statuses=statuses)
-                for share in range(shares)]
+        jobs = [
+            WorkerJob(
+                self.link,
+                run_id,
+                share,
+                shares,
+                per_worker,
+                self.agent_options,
+                self.user_options,
+                self.post_factory,
+                owner_pid=os.getpid(),
+                owner_id=self.owner_id,
+                statuses=statuses,
+            )
+            for share in range(shares)
+        ]
         self._pool = WorkerPool(jobs, on_delta=self._add_delta)
         if self._cancel.is_set():
             return
@@ -523,8 +565,10 @@ class Runner:
             orig = getattr(first, "orig", None)  # a database error's own words, without the SQL and its parameters
             log.warning("the run's writes failed: %s", first)
             reason = (str(orig if orig is not None else first).strip().splitlines() or [type(first).__name__])[0][:200]
-            raise RunError(f"the run could not be recorded in {self.store} ({type(first).__name__}: {reason}); "
-                           "what was recorded is kept: finish the run with --resume") from first
+            raise RunError(
+                f"the run could not be recorded in {self.store} ({type(first).__name__}: {reason}); "
+                "what was recorded is kept: finish the run with --resume"
+            ) from first
 
     def _stop_if_failed(self, flusher: asyncio.Future) -> None:
         """The store refused the run's writes for good: stop playing conversations nobody can record."""
@@ -539,8 +583,9 @@ class Runner:
             self._llm = LlmClient(concurrency=spec.concurrency)
         return self._llm
 
-    async def _play(self, row: PlayRow, case: Case, bundle: DomainBundle, spec: RunSpec, recorder: RunRecorder,
-                    post: PostHook | None) -> None:
+    async def _play(
+        self, row: PlayRow, case: Case, bundle: DomainBundle, spec: RunSpec, recorder: RunRecorder, post: PostHook | None
+    ) -> None:
         options = {**self.agent_options}
         if agent_kind(row.agent) == "model":
             options.setdefault("client", self._client(spec))
@@ -569,8 +614,9 @@ class Runner:
         recorder.finish(row.id, reason, error, events=outcome.events)  # with the verdicts held for it (batch.py)
         self._count(outcome, errored=reason == TerminationReason.ERROR)
 
-    async def _judge_again(self, row: PlayRow, case: Case | None, bundle: DomainBundle, recorder: RunRecorder,
-                           post: PostHook | None) -> None:
+    async def _judge_again(
+        self, row: PlayRow, case: Case | None, bundle: DomainBundle, recorder: RunRecorder, post: PostHook | None
+    ) -> None:
         """Store the verdicts a finished conversation is missing, from its stored events, then finish it again."""
         if case is None or post is None:
             self._count(None, errored=False)  # nothing can judge it now; the run's tally still counts it unjudged
@@ -588,8 +634,12 @@ class Runner:
 
     def _count(self, outcome: Outcome | None, errored: bool) -> None:
         usage = [e for e in (outcome.events if outcome else []) if e.type == "llm_usage"]
-        delta = Delta(errored=errored, prompt_tokens=sum(e.prompt_tokens for e in usage),
-                      completion_tokens=sum(e.completion_tokens for e in usage), cost_usd=sum(e.cost_usd for e in usage))
+        delta = Delta(
+            errored=errored,
+            prompt_tokens=sum(e.prompt_tokens for e in usage),
+            completion_tokens=sum(e.completion_tokens for e in usage),
+            cost_usd=sum(e.cost_usd for e in usage),
+        )
         if self.on_delta is not None:
             self.on_delta(delta)  # a worker: the parent process keeps the run's progress
         self._add_delta(delta)

@@ -28,10 +28,20 @@ if TYPE_CHECKING:
 STAMP_VERSION = 1
 HASHED = ("sop", "policy", "world", "domain", "suite", "agent_prompt", "customer_prompt", "judge_prompt")
 """The stamp's content hashes, in the order a difference is reported."""
-LABELS = {"sop": "SOP graph", "policy": "policy", "world": "world", "domain": "domain declaration",
-          "suite": "case suite", "agent_prompt": "agent prompt", "customer_prompt": "customer prompt",
-          "judge_prompt": "judge prompt and rubric", "app_version": "app version", "seed": "seed",
-          "repeats": "repeats", "models": "models"}
+LABELS = {
+    "sop": "SOP graph",
+    "policy": "policy",
+    "world": "world",
+    "domain": "domain declaration",
+    "suite": "case suite",
+    "agent_prompt": "agent prompt",
+    "customer_prompt": "customer prompt",
+    "judge_prompt": "judge prompt and rubric",
+    "app_version": "app version",
+    "seed": "seed",
+    "repeats": "repeats",
+    "models": "models",
+}
 
 
 def content_hash(value: Json | bytes) -> str:
@@ -61,8 +71,11 @@ def _graph_content(graph: Graph) -> JsonObject:
 
 def _public_options(options: dict[str, Any] | None) -> dict[str, Any]:
     """Model parameters worth recording: never keys, tokens or client objects."""
-    return {k: v for k, v in sorted((options or {}).items())
-            if not _secret_option(k) and isinstance(v, str | int | float | bool | None)}
+    return {
+        k: v
+        for k, v in sorted((options or {}).items())
+        if not _secret_option(k) and isinstance(v, str | int | float | bool | None)
+    }
 
 
 def _model(role: str, name: str, api_base: str | None, defaults: JsonObject, options: dict[str, Any] | None) -> JsonObject:
@@ -78,8 +91,14 @@ def _model(role: str, name: str, api_base: str | None, defaults: JsonObject, opt
     return {"role": role, "name": name, "model": base, "parameters": params}
 
 
-def run_stamp(spec: RunSpec, bundle: DomainBundle, cases: Sequence[Case], agent_options: dict[str, Any] | None = None,
-              user_options: dict[str, Any] | None = None, judge_prompt: str | None = None) -> JsonObject:
+def run_stamp(
+    spec: RunSpec,
+    bundle: DomainBundle,
+    cases: Sequence[Case],
+    agent_options: dict[str, Any] | None = None,
+    user_options: dict[str, Any] | None = None,
+    judge_prompt: str | None = None,
+) -> JsonObject:
     """The stamp of a run about to play `cases` of `bundle` as `spec` says; `judge_prompt` is the
     hash of the judge's prompts and rubric (`session.judge_prompt_hash`), None when not known."""
     from sage_desk import __version__
@@ -91,14 +110,21 @@ def run_stamp(spec: RunSpec, bundle: DomainBundle, cases: Sequence[Case], agent_
     models.append(_model("customer", spec.user, spec.api_base_for("user"), {"temperature": 0.7}, user_options))
     models += [_model("judge", j, spec.api_base_for("judge"), {"temperature": 0.0}, None) for j in spec.judges]
     return {
-        "version": STAMP_VERSION, "app_version": __version__,
-        "sop": content_hash(_graph_content(bundle.graph)), "policy": content_hash(bundle.policy),
-        "world": _file_hash(bundle.dir / bundle.domain.world), "domain": _file_hash(bundle.dir / "domain.yaml"),
-        "suite": content_hash(suite), "cases": len(suite),
+        "version": STAMP_VERSION,
+        "app_version": __version__,
+        "sop": content_hash(_graph_content(bundle.graph)),
+        "policy": content_hash(bundle.policy),
+        "world": _file_hash(bundle.dir / bundle.domain.world),
+        "domain": _file_hash(bundle.dir / "domain.yaml"),
+        "suite": content_hash(suite),
+        "cases": len(suite),
         "agent_prompt": content_hash(getattr(spec, "agent_prompt", None) or prompts.AGENT_SYSTEM),
         "agent_prompt_file": getattr(spec, "agent_prompt_file", None),  # named when a prompt change is reported
         "customer_prompt": content_hash(prompts.CUSTOMER_SYSTEM),
-        "judge_prompt": judge_prompt, "seed": spec.seed, "repeats": spec.repeats, "models": models,
+        "judge_prompt": judge_prompt,
+        "seed": spec.seed,
+        "repeats": spec.repeats,
+        "models": models,
     }
 
 
@@ -132,23 +158,51 @@ def stamp_differences(a: JsonObject | None, b: JsonObject | None) -> list[JsonOb
         which = "the first run" if a is None else "the second run"
         if a is None and b is None:
             which = "neither run"
-        return [{"key": "stamp", "label": "stamp", "a": a is not None, "b": b is not None,
-                 "text": f"{which} has no stamp (created before stamps, or imported): what it ran is unknown"}]
+        return [
+            {
+                "key": "stamp",
+                "label": "stamp",
+                "a": a is not None,
+                "b": b is not None,
+                "text": f"{which} has no stamp (created before stamps, or imported): what it ran is unknown",
+            }
+        ]
     out = []
     for key in (*HASHED, "app_version", "seed", "repeats"):
         if key == "agent_prompt" and a.get(key) != b.get(key):
             before, after = _prompt_source(a), _prompt_source(b)
-            out.append({"key": key, "label": LABELS[key], "a": a.get(key), "b": b.get(key),
-                        "text": f"{LABELS[key]} differs: {before} -> {after}"})
+            out.append(
+                {
+                    "key": key,
+                    "label": LABELS[key],
+                    "a": a.get(key),
+                    "b": b.get(key),
+                    "text": f"{LABELS[key]} differs: {before} -> {after}",
+                }
+            )
         elif a.get(key) != b.get(key):
-            out.append({"key": key, "label": LABELS[key], "a": a.get(key), "b": b.get(key),
-                        "text": f"{LABELS[key]} differs: {a.get(key)} -> {b.get(key)}"})
+            out.append(
+                {
+                    "key": key,
+                    "label": LABELS[key],
+                    "a": a.get(key),
+                    "b": b.get(key),
+                    "text": f"{LABELS[key]} differs: {a.get(key)} -> {b.get(key)}",
+                }
+            )
     roles_a, roles_b = _models_by_role(a), _models_by_role(b)
     for role in sorted(set(roles_a) | set(roles_b)):
         if roles_a.get(role) != roles_b.get(role):
             before, after = "; ".join(roles_a.get(role, [])) or "none", "; ".join(roles_b.get(role, [])) or "none"
-            out.append({"key": f"models.{role}", "label": f"{role} model", "a": roles_a.get(role), "b": roles_b.get(role),
-                        "text": f"{role} model differs: {before} -> {after}"})
+            out.append(
+                {
+                    "key": f"models.{role}",
+                    "label": f"{role} model",
+                    "a": roles_a.get(role),
+                    "b": roles_b.get(role),
+                    "text": f"{role} model differs: {before} -> {after}",
+                }
+            )
     return out
 
 

@@ -140,8 +140,9 @@ def worker_main(job: WorkerJob, deltas: Any, cancel: Any) -> None:
 
     store = job.link.open_store()  # this process's own connections, opened after it started
     try:
-        runner = Runner(store, post_factory=job.post_factory, agent_options=job.agent_options, user_options=job.user_options,
-                        link=job.link)
+        runner = Runner(
+            store, post_factory=job.post_factory, agent_options=job.agent_options, user_options=job.user_options, link=job.link
+        )
         runner.on_delta = deltas.send
         runner.owner_id = job.owner_id
         asyncio.run(_play_share(runner, job, cancel))
@@ -192,8 +193,12 @@ class WorkerPool:
         pipes: dict[Any, Any] = {}  # the parent's read end -> its worker
         for job in self.jobs:
             reader, writer = self.ctx.Pipe(duplex=False)
-            proc = self.ctx.Process(target=worker_main, args=(job, writer, self.cancel_flag), daemon=True,
-                                    name=f"sage-desk-worker-{len(self.processes) + 1}")
+            proc = self.ctx.Process(
+                target=worker_main,
+                args=(job, writer, self.cancel_flag),
+                daemon=True,
+                name=f"sage-desk-worker-{len(self.processes) + 1}",
+            )
             proc.start()
             writer.close()  # the worker now holds the only write end: its death reads as end-of-file here
             self.processes.append(proc)

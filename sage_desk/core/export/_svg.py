@@ -37,8 +37,18 @@ class Svg:
         body = f">{escape(text)}</{tag}>" if text is not None else "/>"
         self.parts.append(f"<{tag} {rendered}{body}")
 
-    def text(self, x: float, y: float, text: str, size: float = 12, anchor: str = "start",
-             fill: str = INK, weight: str | None = None, rotate: float | None = None, tip: str | None = None) -> None:
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        size: float = 12,
+        anchor: str = "start",
+        fill: str = INK,
+        weight: str | None = None,
+        rotate: float | None = None,
+        tip: str | None = None,
+    ) -> None:
         """A line of text; `rotate` turns it about (x, y); `tip` is a hover title."""
         transform = f"rotate({_num(rotate)} {_num(x)} {_num(y)})" if rotate else None
         attrs = dict(x=x, y=y, font_size=size, text_anchor=anchor, fill=fill, font_weight=weight, transform=transform)
@@ -48,8 +58,9 @@ class Svg:
         else:
             self.add("text", text, **attrs)
 
-    def line(self, x1: float, y1: float, x2: float, y2: float, stroke: str = GRID, width: float = 1,
-             dash: str | None = None) -> None:
+    def line(
+        self, x1: float, y1: float, x2: float, y2: float, stroke: str = GRID, width: float = 1, dash: str | None = None
+    ) -> None:
         """A straight line."""
         self.add("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=stroke, stroke_width=width, stroke_dasharray=dash)
 
@@ -65,8 +76,14 @@ class Svg:
 
     def polyline(self, points: list[tuple[float, float]], stroke: str, width: float = 2.5) -> None:
         """An open line through the points."""
-        self.add("polyline", points=" ".join(f"{_num(x)},{_num(y)}" for x, y in points),
-                 fill="none", stroke=stroke, stroke_width=width, stroke_linejoin="round")
+        self.add(
+            "polyline",
+            points=" ".join(f"{_num(x)},{_num(y)}" for x, y in points),
+            fill="none",
+            stroke=stroke,
+            stroke_width=width,
+            stroke_linejoin="round",
+        )
 
     def _shape(self, tag: str, tip: str | None, **attrs: object) -> None:
         if not tip:
@@ -77,9 +94,11 @@ class Svg:
 
     def render(self) -> str:
         """The whole picture as an SVG document (no XML declaration, so it also inlines in HTML)."""
-        head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
-                f'viewBox="0 0 {self.width} {self.height}" role="img" aria-label="{escape(self.title)}" '
-                f'font-family="{FONT}">')
+        head = (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
+            f'viewBox="0 0 {self.width} {self.height}" role="img" aria-label="{escape(self.title)}" '
+            f'font-family="{FONT}">'
+        )
         background = f'<rect x="0" y="0" width="{self.width}" height="{self.height}" fill="#ffffff"/>'
         return "\n".join([head, f"<title>{escape(self.title)}</title>", background, *self.parts, "</svg>"])
 

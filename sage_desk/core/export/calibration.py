@@ -35,10 +35,32 @@ if TYPE_CHECKING:
     from sage_desk.core.store import Store
 
 FIELDS = (
-    "id", "conversation_id", "run_id", "case_id", "domain", "agent", "bucket", "criterion", "rubric",
-    "transcript", "messages", "judge_model", "judge_label", "judge_passed", "judge_score", "judge_rationale",
-    "human_label", "human_passed", "human_score", "human_reason", "human_author", "labelled_at", "human_status",
-    "human_tags", "corrected_reply", "split",
+    "id",
+    "conversation_id",
+    "run_id",
+    "case_id",
+    "domain",
+    "agent",
+    "bucket",
+    "criterion",
+    "rubric",
+    "transcript",
+    "messages",
+    "judge_model",
+    "judge_label",
+    "judge_passed",
+    "judge_score",
+    "judge_rationale",
+    "human_label",
+    "human_passed",
+    "human_score",
+    "human_reason",
+    "human_author",
+    "labelled_at",
+    "human_status",
+    "human_tags",
+    "corrected_reply",
+    "split",
 )
 MESSAGE_FIELDS = ("role", "content", "tool_name", "tool_arguments", "tool_result", "tool_error")
 FORMATS = ("jsonl", "csv")
@@ -57,9 +79,13 @@ def messages_of(events: Sequence[Event]) -> list[dict[str, str]]:
         if e.type in ("customer_message", "agent_message"):
             entry.update(role="customer" if e.type == "customer_message" else "agent", content=redact(e.text))
         elif e.type == "tool_call":
-            entry.update(role="tool", tool_name=e.name, tool_arguments=redact(_json_text(e.arguments)),
-                         tool_result=redact(_json_text(e.result)) if e.result is not None else "",
-                         tool_error=redact(e.error or ""))
+            entry.update(
+                role="tool",
+                tool_name=e.name,
+                tool_arguments=redact(_json_text(e.arguments)),
+                tool_result=redact(_json_text(e.result)) if e.result is not None else "",
+                tool_error=redact(e.error or ""),
+            )
         else:
             continue
         out.append(entry)
@@ -100,33 +126,59 @@ def _record(item: LabelledItem, run_id: str, bucket: str, rubric: str, events: S
     label = item.label
     return {
         "id": f"{item.conversation_id}|{item.criterion}|{item.source}",
-        "conversation_id": item.conversation_id, "run_id": run_id, "case_id": item.case_id, "domain": item.domain,
-        "agent": item.agent, "bucket": bucket, "criterion": item.criterion, "rubric": rubric,
-        "transcript": redact(render_transcript(events)), "messages": messages_of(events),
-        "judge_model": item.source, "judge_label": _label(item.judge_passed), "judge_passed": item.judge_passed,
+        "conversation_id": item.conversation_id,
+        "run_id": run_id,
+        "case_id": item.case_id,
+        "domain": item.domain,
+        "agent": item.agent,
+        "bucket": bucket,
+        "criterion": item.criterion,
+        "rubric": rubric,
+        "transcript": redact(render_transcript(events)),
+        "messages": messages_of(events),
+        "judge_model": item.source,
+        "judge_label": _label(item.judge_passed),
+        "judge_passed": item.judge_passed,
         "judge_score": None if item.judge_score is None else float(item.judge_score),
         "judge_rationale": redact(item.judge_rationale or ""),
-        "human_label": _label(label.passed), "human_passed": label.passed,
-        "human_score": None if label.score is None else float(label.score), "human_reason": redact(label.reason or ""),
-        "human_author": label.author or "", "labelled_at": label.created_at.isoformat(), "human_status": label.status,
-        "human_tags": list(label.tags), "corrected_reply": redact(label.corrected_reply or ""), "split": split_of(item.case_id),
+        "human_label": _label(label.passed),
+        "human_passed": label.passed,
+        "human_score": None if label.score is None else float(label.score),
+        "human_reason": redact(label.reason or ""),
+        "human_author": label.author or "",
+        "labelled_at": label.created_at.isoformat(),
+        "human_status": label.status,
+        "human_tags": list(label.tags),
+        "corrected_reply": redact(label.corrected_reply or ""),
+        "split": split_of(item.case_id),
     }
 
 
 def calibration_records(store: Store, run_id: str, source: str | None = None) -> list[JsonObject]:
     """One record per labelled judge verdict of the run (optionally of one judge), in a stable order."""
     report = calibration_report(store, run_id)
-    items = sorted((i for i in report.items if source is None or i.source == source),
-                   key=lambda i: (i.conversation_id, i.criterion, i.source))
+    items = sorted(
+        (i for i in report.items if source is None or i.source == source),
+        key=lambda i: (i.conversation_id, i.criterion, i.source),
+    )
     rubrics = _Rubrics(store, run_id) if items else None
     ids = sorted({i.conversation_id for i in items})
     buckets = {c.id: c.bucket or "" for c in store.conversations(run_id=run_id)} if items else {}
     records: list[JsonObject] = []
     for start in range(0, len(ids), EVENT_BATCH):
-        batch = set(ids[start:start + EVENT_BATCH])
+        batch = set(ids[start : start + EVENT_BATCH])
         events = store.events_many(sorted(batch))
-        records += [_record(i, run_id, buckets.get(i.conversation_id, ""), rubrics.text(i.case_id, i.criterion),  # type: ignore[union-attr]
-                            events[i.conversation_id]) for i in items if i.conversation_id in batch]
+        records += [
+            _record(
+                i,
+                run_id,
+                buckets.get(i.conversation_id, ""),
+                rubrics.text(i.case_id, i.criterion),  # type: ignore[union-attr]
+                events[i.conversation_id],
+            )
+            for i in items
+            if i.conversation_id in batch
+        ]
     return sorted(records, key=lambda r: (r["conversation_id"], r["criterion"], r["judge_model"]))
 
 

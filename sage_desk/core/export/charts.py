@@ -55,6 +55,7 @@ def _several_domains(rows: list[JsonObject]) -> bool:
 
 # --- 1. unsafe actions against cost tier ---------------------------------------------------------
 
+
 def unsafe_data(models: list[JsonObject]) -> JsonObject:
     """Points (label, agent, tier, unsafe, traps) and the y scale: raw counts, or per 18 when set sizes differ."""
     # a median over repeats can be 18.0: trap counts are whole numbers on screen ("of 18 traps")
@@ -69,9 +70,18 @@ def unsafe_data(models: list[JsonObject]) -> JsonObject:
             continue
         scale = REFERENCE_TRAPS / n if scaled else 1
         ci = row.get("unsafe_actions_ci")
-        points.append({"label": _label(row, several), "agent": row["agent"], "tier": row.get("cost_tier") or "free",
-                       "unsafe": unsafe, "traps": n, "y": unsafe * scale, "band": row.get("unsafe_band"),
-                       "ci": [ci[0] * scale, ci[1] * scale] if ci else None})
+        points.append(
+            {
+                "label": _label(row, several),
+                "agent": row["agent"],
+                "tier": row.get("cost_tier") or "free",
+                "unsafe": unsafe,
+                "traps": n,
+                "y": unsafe * scale,
+                "band": row.get("unsafe_band"),
+                "ci": [ci[0] * scale, ci[1] * scale] if ci else None,
+            }
+        )
     return {"points": points, "traps": traps, "scaled": scaled}
 
 
@@ -91,8 +101,12 @@ def unsafe_svg(models: list[JsonObject]) -> str:
     data = unsafe_data(models)
     title = "Price doesn't buy judgment: unsafe actions against cost tier"
     svg = Svg(940, max(470, 130 + 34 * len(data["points"])), title)
-    _heading(svg, title, "Adversarial traps where a forbidden action fired (median over repeats; whiskers: 95% interval). Higher = safer."
-             + (" Set sizes differ, so counts are scaled to 18 traps." if data["scaled"] else ""))
+    _heading(
+        svg,
+        title,
+        "Adversarial traps where a forbidden action fired (median over repeats; whiskers: 95% interval). Higher = safer."
+        + (" Set sizes differ, so counts are scaled to 18 traps." if data["scaled"] else ""),
+    )
     if not data["points"]:
         _empty(svg, "No adversarial cases in these runs: nothing to plot.")
         return svg.render()
@@ -119,8 +133,15 @@ def _bands(svg: Svg, left: float, width: float, to_y: ToY, traps: int, ymax: flo
             continue
         high = min(high, ymax + pad)
         svg.rect(left, to_y(low), width, to_y(high) - to_y(low), fill=fill)
-        svg.text(left + width - 8, to_y(low) + 16, f"{name} ({band_range(name, traps)})", size=11, anchor="end",
-                 fill=MUTED, weight="bold")
+        svg.text(
+            left + width - 8,
+            to_y(low) + 16,
+            f"{name} ({band_range(name, traps)})",
+            size=11,
+            anchor="end",
+            fill=MUTED,
+            weight="bold",
+        )
     for edge in edges[1:-1]:
         if edge < ymax + pad:
             svg.line(left, to_y(edge), left + width, to_y(edge), stroke="#7b8794", dash="6 4")
@@ -145,8 +166,7 @@ def _tier_axis(svg: Svg, left: float, bottom: float, width: float) -> None:
             svg.line(left + column * i, bottom, left + column * i, bottom - 6, stroke=INK)
 
 
-def _unsafe_points(svg: Svg, points: list[JsonObject], left: float, width: float, to_y: ToY,
-                   colours: dict[str, str]) -> None:
+def _unsafe_points(svg: Svg, points: list[JsonObject], left: float, width: float, to_y: ToY, colours: dict[str, str]) -> None:
     column = width / len(TIERS)
     tiers = [t for t, _ in TIERS]
     for tier in tiers:
@@ -180,6 +200,7 @@ def _unsafe_legend(svg: Svg, points: list[JsonObject], x: float, y: float) -> No
 
 # --- 2. escalation calibration both ways ---------------------------------------------------------
 
+
 def calibration_data(models: list[JsonObject]) -> list[JsonObject]:
     """Per model: missed = 1 - escalation accuracy (None without must-escalate cases), over = over-escalation."""
     several = _several_domains(models)
@@ -187,10 +208,16 @@ def calibration_data(models: list[JsonObject]) -> list[JsonObject]:
     for row in models:
         accuracy = row.get("escalation_accuracy")
         acc_ci = row.get("escalation_accuracy_ci")
-        rows.append({"label": _label(row, several), "agent": row["agent"],
-                     "missed": None if accuracy is None else 1 - accuracy, "over": row.get("over_escalation"),
-                     "missed_ci": [1 - acc_ci[1], 1 - acc_ci[0]] if acc_ci else None,
-                     "over_ci": row.get("over_escalation_ci")})
+        rows.append(
+            {
+                "label": _label(row, several),
+                "agent": row["agent"],
+                "missed": None if accuracy is None else 1 - accuracy,
+                "over": row.get("over_escalation"),
+                "missed_ci": [1 - acc_ci[1], 1 - acc_ci[0]] if acc_ci else None,
+                "over_ci": row.get("over_escalation_ci"),
+            }
+        )
     return rows
 
 
@@ -199,7 +226,11 @@ def calibration_svg(models: list[JsonObject]) -> str:
     rows = calibration_data(models)
     title = "Escalation calibration, both ways"
     svg = Svg(940, 150 + 34 * max(len(rows), 1), title)
-    _heading(svg, title, "Never averaged: a missed hand-over and a needless one are different mistakes. Shorter bars win; whiskers: 95% interval.")
+    _heading(
+        svg,
+        title,
+        "Never averaged: a missed hand-over and a needless one are different mistakes. Shorter bars win; whiskers: 95% interval.",
+    )
     if not rows:
         _empty(svg, "No models in these runs.")
         return svg.render()
@@ -214,8 +245,9 @@ def calibration_svg(models: list[JsonObject]) -> str:
 
 def _calibration_axes(svg: Svg, centre: float, half: float, top: float, height: float, scale: float) -> None:
     svg.text(centre - half, top - 24, "← misses cases that need a human", size=11, fill=MISSED_COLOUR, weight="bold")
-    svg.text(centre + half, top - 24, "hands off tickets it should solve →", size=11, anchor="end",
-             fill=OVER_COLOUR, weight="bold")
+    svg.text(
+        centre + half, top - 24, "hands off tickets it should solve →", size=11, anchor="end", fill=OVER_COLOUR, weight="bold"
+    )
     for fraction in (0.5, 1.0):
         for sign in (-1, 1):
             x = centre + sign * half * fraction
@@ -228,14 +260,22 @@ def _calibration_axes(svg: Svg, centre: float, half: float, top: float, height: 
     svg.text(centre + half / 2, bottom, "% of resolvable tickets handed over", size=11, anchor="middle", fill=MUTED)
 
 
-def _calibration_row(svg: Svg, row: JsonObject, names: float, centre: float, half: float, y: float,
-                     scale: float) -> None:
+def _calibration_row(svg: Svg, row: JsonObject, names: float, centre: float, half: float, y: float, scale: float) -> None:
     svg.text(names, y + 18, _short(row["label"], 32), anchor="end", tip=row["label"])
-    for value, sign, fill, what in ((row["missed"], -1, MISSED_COLOUR, "must-escalate cases missed"),
-                                    (row["over"], 1, OVER_COLOUR, "resolvable tickets over-escalated")):
+    for value, sign, fill, what in (
+        (row["missed"], -1, MISSED_COLOUR, "must-escalate cases missed"),
+        (row["over"], 1, OVER_COLOUR, "resolvable tickets over-escalated"),
+    ):
         if value is None:
-            svg.text(centre + sign * 8, y + 18, "n/a", size=10, anchor="end" if sign < 0 else "start", fill=MUTED,
-                     tip=f"{row['label']}: no cases to measure {what}")
+            svg.text(
+                centre + sign * 8,
+                y + 18,
+                "n/a",
+                size=10,
+                anchor="end" if sign < 0 else "start",
+                fill=MUTED,
+                tip=f"{row['label']}: no cases to measure {what}",
+            )
             continue
         length = half * min(value / scale, 1.0)
         svg.rect(centre, y + 6, sign * max(length, 1.5), 18, fill=fill, tip=f"{row['label']}: {percent(value)} {what}")
@@ -251,13 +291,19 @@ def _calibration_row(svg: Svg, row: JsonObject, names: float, centre: float, hal
 
 # --- 3. the Execution Gap per scenario -------------------------------------------------------------
 
+
 def execution_gap_data(by_domain: list[JsonObject]) -> dict[str, list[JsonObject]]:
     """Per domain (scenario), in order: each model's intent and action accuracy and their gap."""
     groups: dict[str, list[JsonObject]] = {}
     for row in by_domain:
         groups.setdefault(row["domain"], []).append(
-            {"agent": row["agent"], "intent": row.get("classification_accuracy"), "action": row.get("action_accuracy"),
-             "gap": row.get("execution_gap")})
+            {
+                "agent": row["agent"],
+                "intent": row.get("classification_accuracy"),
+                "action": row.get("action_accuracy"),
+                "gap": row.get("execution_gap"),
+            }
+        )
     return groups
 
 
@@ -269,8 +315,11 @@ def execution_gap_svg(by_domain: list[JsonObject]) -> str:
     pair_w = max(44.0, min(90.0, 700 / max(pairs, 1)))
     width = int(max(940, 100 + pairs * pair_w + 30 * len(groups)))
     svg = Svg(width, 460, title)
-    _heading(svg, title, "Per scenario and model: intent (classification) accuracy beside action accuracy; "
-                         "the gap is intent minus action.")
+    _heading(
+        svg,
+        title,
+        "Per scenario and model: intent (classification) accuracy beside action accuracy; the gap is intent minus action.",
+    )
     if not groups:
         _empty(svg, "No conversations in these runs.")
         return svg.render()
@@ -278,8 +327,7 @@ def execution_gap_svg(by_domain: list[JsonObject]) -> str:
     to_y = lambda v: top + height * (1 - v)  # noqa: E731
     _percent_axis(svg, left, top, height, width - left - 20, to_y, "Accuracy (% of conversations)")
     _gap_groups(svg, groups, left + 16, pair_w, to_y)
-    _swatch_legend(svg, width - 20, 76, [("intent (classification) accuracy", INTENT_COLOUR),
-                                        ("action accuracy", ACTION_COLOUR)])
+    _swatch_legend(svg, width - 20, 76, [("intent (classification) accuracy", INTENT_COLOUR), ("action accuracy", ACTION_COLOUR)])
     return svg.render()
 
 
@@ -289,14 +337,22 @@ def _gap_groups(svg: Svg, groups: dict[str, list[JsonObject]], x: float, pair_w:
     for domain, rows in groups.items():
         start = x
         for row in rows:
-            for offset, key, fill, what in ((0, "intent", INTENT_COLOUR, "intent accuracy"),
-                                            (bar, "action", ACTION_COLOUR, "action accuracy")):
+            for offset, key, fill, what in (
+                (0, "intent", INTENT_COLOUR, "intent accuracy"),
+                (bar, "action", ACTION_COLOUR, "action accuracy"),
+            ):
                 value = row[key]
                 if value is None:
                     svg.text(x + offset + bar / 2, bottom - 4, "n/a", size=9, anchor="middle", fill=MUTED)
                     continue
-                svg.rect(x + offset, to_y(value), bar, bottom - to_y(value), fill=fill,
-                         tip=f"{row['agent']} on {domain}: {percent(value)} {what}")
+                svg.rect(
+                    x + offset,
+                    to_y(value),
+                    bar,
+                    bottom - to_y(value),
+                    fill=fill,
+                    tip=f"{row['agent']} on {domain}: {percent(value)} {what}",
+                )
             _gap_note(svg, row, x + bar, to_y)
             svg.text(x + bar, bottom + 14, _short(row["agent"], 18), size=10, anchor="end", rotate=-35, tip=row["agent"])
             x += pair_w
@@ -309,11 +365,19 @@ def _gap_note(svg: Svg, row: JsonObject, x: float, to_y: ToY) -> None:
     if row["gap"] is None or abs(row["gap"]) < 0.005:
         return
     top = max(v for v in (row["intent"], row["action"]) if v is not None)
-    svg.text(x, to_y(top) - 5, f"{row['gap'] * 100:+.0f} pts", size=9, anchor="middle", fill=MUTED,
-             tip=f"Execution Gap: intent minus action accuracy = {row['gap'] * 100:+.1f} points")
+    svg.text(
+        x,
+        to_y(top) - 5,
+        f"{row['gap'] * 100:+.0f} pts",
+        size=9,
+        anchor="middle",
+        fill=MUTED,
+        tip=f"Execution Gap: intent minus action accuracy = {row['gap'] * 100:+.1f} points",
+    )
 
 
 # --- 4. Empathy Resilience by conflict level -------------------------------------------------------
+
 
 def empathy_data(by_conflict: list[JsonObject]) -> dict[str, dict[str, dict[str, float | None]]]:
     """Per model, per measure (dialogue_quality, compliance), the value at each conflict level."""
@@ -335,16 +399,17 @@ def empathy_svg(by_conflict: list[JsonObject]) -> str:
         _empty(svg, "No conversations in these runs.")
         return svg.render()
     colours = agent_colours(list(data))
-    panels = (("dialogue_quality", "Dialogue quality (judge score, 0-100%)"),
-              ("compliance", "Compliance (right actions, nothing unsafe)"))
+    panels = (
+        ("dialogue_quality", "Dialogue quality (judge score, 0-100%)"),
+        ("compliance", "Compliance (right actions, nothing unsafe)"),
+    )
     for i, (measure, name) in enumerate(panels):
         _empathy_panel(svg, data, colours, measure, name, 70 + i * 450)
     _swatch_legend(svg, 900, 392, [(agent, colours[agent]) for agent in data], dot=True)
     return svg.render()
 
 
-def _empathy_panel(svg: Svg, data: JsonObject, colours: dict[str, str], measure: str, name: str,
-                   left: float) -> None:
+def _empathy_panel(svg: Svg, data: JsonObject, colours: dict[str, str], measure: str, name: str, left: float) -> None:
     top, width, height = 100, 390, 220
     to_y = lambda v: top + height * (1 - v)  # noqa: E731
     svg.text(left + width / 2, top - 16, name, size=12, anchor="middle", weight="bold")
@@ -356,8 +421,14 @@ def _empathy_panel(svg: Svg, data: JsonObject, colours: dict[str, str], measure:
     if all(v is None for model in data.values() for v in model[measure].values()):
         svg.rect(left + 20, top + height / 2 - 30, width - 40, 60, fill="#f0f4f8", stroke=GRID)
         svg.text(left + width / 2, top + height / 2 - 6, "Not measured: no judge scored these runs.", anchor="middle")
-        svg.text(left + width / 2, top + height / 2 + 14, "Run with --judge to get dialogue quality.", size=11,
-                 anchor="middle", fill=MUTED)
+        svg.text(
+            left + width / 2,
+            top + height / 2 + 14,
+            "Run with --judge to get dialogue quality.",
+            size=11,
+            anchor="middle",
+            fill=MUTED,
+        )
         return
     for agent, model in data.items():
         points = [(xs[level], to_y(v)) for level in CONFLICTS if (v := model[measure].get(level)) is not None]
@@ -365,11 +436,17 @@ def _empathy_panel(svg: Svg, data: JsonObject, colours: dict[str, str], measure:
         for level in CONFLICTS:
             value = model[measure].get(level)
             if value is not None:
-                svg.circle(xs[level], to_y(value), 4.5, fill=colours[agent],
-                           tip=f"{agent}, {level} conflict: {percent(value)} {measure.replace('_', ' ')}")
+                svg.circle(
+                    xs[level],
+                    to_y(value),
+                    4.5,
+                    fill=colours[agent],
+                    tip=f"{agent}, {level} conflict: {percent(value)} {measure.replace('_', ' ')}",
+                )
 
 
 # --- shared pieces ---------------------------------------------------------------------------------
+
 
 def _heading(svg: Svg, title: str, subtitle: str) -> None:
     svg.text(20, 28, title, size=16, weight="bold")
@@ -380,8 +457,7 @@ def _empty(svg: Svg, message: str) -> None:
     svg.text(svg.width / 2, svg.height / 2, message, size=13, anchor="middle", fill=MUTED)
 
 
-def _percent_axis(svg: Svg, left: float, top: float, height: float, width: float, to_y: ToY,
-                  label: str | None) -> None:
+def _percent_axis(svg: Svg, left: float, top: float, height: float, width: float, to_y: ToY, label: str | None) -> None:
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
         svg.line(left, to_y(tick), left + width, to_y(tick), stroke=GRID)
         svg.text(left - 8, to_y(tick) + 4, percent(tick), size=10, anchor="end", fill=MUTED)

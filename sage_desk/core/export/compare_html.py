@@ -34,8 +34,11 @@ def render_compare_html(data: JsonObject) -> str:
     a, b = escape(data["a"]["run"]), escape(data["b"]["run"])
     differences = "".join(f"<li>{escape(t)}</li>" for t in data["stamp_differences"]) or "<li>nothing: same inputs</li>"
     sections = "\n".join(_pair(p, data) for p in data["pairs"])
-    gate = ("<p><b style='color:#c62828'>Regressions:</b> " + escape(", ".join(data["regressions"])) + "</p>"
-            if data["regressions"] else "<p>No metric got worse beyond its interval and threshold.</p>")
+    gate = (
+        "<p><b style='color:#c62828'>Regressions:</b> " + escape(", ".join(data["regressions"])) + "</p>"
+        if data["regressions"]
+        else "<p>No metric got worse beyond its interval and threshold.</p>"
+    )
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -46,7 +49,7 @@ def render_compare_html(data: JsonObject) -> str:
 <body><main>
 <h1>Run {a} (before) vs run {b} (after)</h1>
 <p class="lead">Differences are after - before over the cases both runs played, with a paired bootstrap
-{int(data['confidence'] * 100)}% interval ({data['resamples']} resamples of cases, seed {data['seed']}).</p>
+{int(data["confidence"] * 100)}% interval ({data["resamples"]} resamples of cases, seed {data["seed"]}).</p>
 {gate}
 <h2>What differs between the runs</h2>
 <ul>{differences}</ul>
@@ -62,20 +65,22 @@ def _pair(pair: JsonObject, data: JsonObject) -> str:
         f"<td>{delta_text(m['delta'])}</td>"
         f"<td>{interval_text(m['interval'])}</td><td>{fmt(m['threshold'])}</td>"
         f"<td class='text' style='color:{_VERDICT_COLOURS.get(m['verdict'], '#1f2933')}'>{escape(m['verdict'])}</td></tr>"
-        for m in pair["metrics"])
+        for m in pair["metrics"]
+    )
     flips = "".join(
         f"<tr><td class='text'>{escape(f['case_id'])}</td><td class='text'>{escape(f['kind'])}"
         f"{(' (' + escape(', '.join(f['catastrophic'])) + ')') if f['catastrophic'] else ''}</td>"
         f"<td class='text'>{escape(f['bucket'])}</td><td>{escape(f['a_passed'])}</td><td>{escape(f['b_passed'])}</td>"
         f"<td class='text'>{escape(' '.join(f['a_conversations']))}</td><td class='text'>{escape(' '.join(f['b_conversations']))}</td></tr>"
-        for f in pair["flips"])
+        for f in pair["flips"]
+    )
     rates = f"cases flipping across repeats: before {_pct(pair['flip_rate_a'])}, after {_pct(pair['flip_rate_b'])}"
-    return f"""<h2>{escape(pair['agent_a'])} -> {escape(pair['agent_b'])} ({pair['cases']} cases)</h2>
+    return f"""<h2>{escape(pair["agent_a"])} -> {escape(pair["agent_b"])} ({pair["cases"]} cases)</h2>
 <p class="note">{rates}</p>
 <div class="table-wrap"><table>
 <tr><th class="text">metric</th><th>before</th><th>after</th><th>difference</th><th>interval</th><th>threshold</th><th class="text">verdict</th></tr>
 {rows}</table></div>
-<h2>Flipped cases ({len(pair['flips'])})</h2>
+<h2>Flipped cases ({len(pair["flips"])})</h2>
 <p class="note">Open a conversation with <code>sage-desk show ID</code>, or both in Review's compare.</p>
 <div class="table-wrap"><table>
 <tr><th class="text">case</th><th class="text">flip</th><th class="text">bucket</th><th>before passed</th><th>after passed</th>

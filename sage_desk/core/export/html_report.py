@@ -102,8 +102,7 @@ def _cell(column: Column, row: JsonObject) -> str:
     text = escape(cell_text(column, row))
     if column.key == "unsafe_actions" and row.get("unsafe_band"):
         band = row["unsafe_band"]
-        text = (f'{text} <span class="band" style="color:{BAND_COLOURS[band]};background:{BAND_FILLS[band]}">'
-                f"{escape(band)}</span>")
+        text = f'{text} <span class="band" style="color:{BAND_COLOURS[band]};background:{BAND_FILLS[band]}">{escape(band)}</span>'
     bounds = spread_bounds(column, row)
     if bounds:
         text += f'<span class="spread">{escape(bounds[0])}–{escape(bounds[1])}</span>'
@@ -113,9 +112,12 @@ def _cell(column: Column, row: JsonObject) -> str:
 def _failures_table(models: list[JsonObject]) -> str:
     headers = catastrophic_headers(models)
     ks = sorted({k for row in models for k in row.get("pass_k", {})}, key=lambda k: int(k.split("^")[1]))
-    head = ("<th class='text'>Model</th><th class='text'>Domain</th>"
-            + "".join(f"<th>{escape(h)}</th>" for h in headers.values())
-            + "".join(f"<th>{escape(k)}</th>" for k in ks) + "<th>Tokens / 1k conv.</th>")
+    head = (
+        "<th class='text'>Model</th><th class='text'>Domain</th>"
+        + "".join(f"<th>{escape(h)}</th>" for h in headers.values())
+        + "".join(f"<th>{escape(k)}</th>" for k in ks)
+        + "<th>Tokens / 1k conv.</th>"
+    )
     rows = []
     for row in models:
         cat = row.get("catastrophic", {})
@@ -123,11 +125,12 @@ def _failures_table(models: list[JsonObject]) -> str:
         cells += [f"{cat.get(k, 0):g}" for k in headers]
         cells += [f"{row['pass_k'][k] * 100:.1f}%" if k in row.get("pass_k", {}) else "–" for k in ks]
         cells.append(f"{row.get('tokens_per_1k') or 0:,.0f}")
-        rows.append("<tr>" + "".join(f'<td{" class=text" if i < 2 else ""}>{c}</td>' for i, c in enumerate(cells)) + "</tr>")
-    note = ('<p class="note">Catastrophic failures are conversations (any bucket) failing each kind, median over repeats. '
-            "pass^k is the chance that all k repeats of a case succeed.</p>")
-    return (f'{note}<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
+        rows.append("<tr>" + "".join(f"<td{' class=text' if i < 2 else ''}>{c}</td>" for i, c in enumerate(cells)) + "</tr>")
+    note = (
+        '<p class="note">Catastrophic failures are conversations (any bucket) failing each kind, median over repeats. '
+        "pass^k is the chance that all k repeats of a case succeed.</p>"
+    )
+    return f'{note}<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
 
 
 def _imported_section(report: JsonObject) -> str:

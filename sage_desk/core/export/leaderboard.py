@@ -42,14 +42,21 @@ class Report(BaseModel):
         return self.model_dump(exclude_unset=True)
 
 
-def build_report(results: list[ConversationResult], run: str | list[str] | None = None, sage_view: bool = False,
-                 **extra: Any) -> Report:
+def build_report(
+    results: list[ConversationResult], run: str | list[str] | None = None, sage_view: bool = False, **extra: Any
+) -> Report:
     """The report over `results`; `extra` adds the store's fields (stamp, stamp_differences, unjudged)."""
     models = ranked(annotate(model_metrics(results, sage=sage_view), results))
     if not sage_view:
         models = [ModelRow((k, v) for k, v in row.items() if k not in _SAGE_KEYS) for row in models]
-    return Report(run=run, order=order_description(), **extra, models=models,
-                  execution_gap_by_domain=by_domain(results), empathy_resilience=by_conflict(results))
+    return Report(
+        run=run,
+        order=order_description(),
+        **extra,
+        models=models,
+        execution_gap_by_domain=by_domain(results),
+        empathy_resilience=by_conflict(results),
+    )
 
 
 def leaderboard_report(results: list[ConversationResult], domain: str | None = None) -> JsonObject:

@@ -31,13 +31,38 @@ if TYPE_CHECKING:
     from sage_desk.core.store.records import ConversationRecord
     from sage_desk.core.store.reviews import VerdictMark
 
-FIELDS = ("conversation", "source_id", "case", "agent", "repeat", "bucket", "status", "ending", "ticket", "resolved",
-          "unsafe_acts", "trap_failed", "tau_reward", "rules_state", "verdicts")
+FIELDS = (
+    "conversation",
+    "source_id",
+    "case",
+    "agent",
+    "repeat",
+    "bucket",
+    "status",
+    "ending",
+    "ticket",
+    "resolved",
+    "unsafe_acts",
+    "trap_failed",
+    "tau_reward",
+    "rules_state",
+    "verdicts",
+)
 VERDICT_LAYOUTS = ("columns", "json", "both")
 """CSV verdicts: a value and a source column per criterion, the one JSON cell of every verdict, or both."""
 BATCH = 500
-LABEL_FIELDS = {"criterion", "source", "human_passed", "human_score", "human_value", "reason", "author", "kind", "tags",
-                "corrected_reply"}
+LABEL_FIELDS = {
+    "criterion",
+    "source",
+    "human_passed",
+    "human_score",
+    "human_value",
+    "reason",
+    "author",
+    "kind",
+    "tags",
+    "corrected_reply",
+}
 """What an `--events` record keeps of each human label (override), for `import --format events`."""
 
 
@@ -56,7 +81,7 @@ def result_records(store: Store, run_id: str, with_events: bool = False) -> Iter
         for o in store.overrides(run_id=run_id):  # oldest first: the latest label stays the one in effect
             labels[o.conversation_id].append(o.model_dump(mode="json", include=LABEL_FIELDS))
     for start in range(0, len(conversations), BATCH):
-        batch = conversations[start:start + BATCH]
+        batch = conversations[start : start + BATCH]
         events = store.events_many([c.id for c in batch])
         given = _as_given(store, [c.id for c in batch]) if with_events else {}
         for c in batch:
@@ -85,32 +110,68 @@ def _as_given(store: Store, conversation_ids: list[str]) -> dict[str, list[JsonO
 def _provisional(store: Store, conversations: list[ConversationRecord]) -> set[tuple[str, str]]:
     """(conversation, criterion) of rule verdicts resting only on the agent's own tag; read only for
     the imported conversations whose rules are marked provisional (few, and none in a simulated run)."""
-    return {(c.id, v.criterion) for c in conversations if "provisional" in (c.rules_state or "")
-            for v in store.verdicts(c.id, source="rules") if v.details.get("provisional")}
+    return {
+        (c.id, v.criterion)
+        for c in conversations
+        if "provisional" in (c.rules_state or "")
+        for v in store.verdicts(c.id, source="rules")
+        if v.details.get("provisional")
+    }
 
 
-def _record(c: ConversationRecord, events: list[Event], marks: list[VerdictMark], overridden: set[tuple[str, str, str]],
-            provisional: set[tuple[str, str]] | None = None) -> JsonObject:
+def _record(
+    c: ConversationRecord,
+    events: list[Event],
+    marks: list[VerdictMark],
+    overridden: set[tuple[str, str, str]],
+    provisional: set[tuple[str, str]] | None = None,
+) -> JsonObject:
     errored = c.status.value == "errored"
     rules = {m.criterion: Mark(m.passed, m.score) for m in marks if m.source == "rules" and not m.unscored}
-    result = ConversationResult(id=c.id, agent=c.agent, domain=c.domain, case_id=c.case_id, repeat=c.repeat,
-                                bucket=c.bucket or "", conflict=c.conflict or "", errored=errored, marks=rules)
+    result = ConversationResult(
+        id=c.id,
+        agent=c.agent,
+        domain=c.domain,
+        case_id=c.case_id,
+        repeat=c.repeat,
+        bucket=c.bucket or "",
+        conflict=c.conflict or "",
+        errored=errored,
+        marks=rules,
+    )
     finished = c.status.value == "finished"
     unsafe = sorted(k.split(".", 1)[1] for k, m in rules.items() if k.startswith("catastrophic.") and m.passed is False)
     return {
-        "conversation": c.id, "source_id": c.source_id, "case": c.case_id, "agent": c.agent, "repeat": c.repeat, "bucket": c.bucket,
+        "conversation": c.id,
+        "source_id": c.source_id,
+        "case": c.case_id,
+        "agent": c.agent,
+        "repeat": c.repeat,
+        "bucket": c.bucket,
         # ending: why the conversation stopped, in the words `conversations` and Review use (events.TerminationReason);
         # ticket: what the ticket was left as, in the SOP's end-node words (escalated, resolved, refused ...)
-        "status": c.status.value, "ending": c.termination, "ticket": ending_of(events)[0] if finished else None,
+        "status": c.status.value,
+        "ending": c.termination,
+        "ticket": ending_of(events)[0] if finished else None,
         "resolved": result.resolved() if finished and c.bucket == "resolvable" else None,
         "unsafe_acts": unsafe if finished else [],
         "trap_failed": bool(unsafe) if finished and c.bucket == "adversarial" else None,
-        "tau_reward": c.tau_reward, "rules_state": c.rules_state,
-        "verdicts": [{"criterion": m.criterion, "source": m.source, "passed": m.passed, "score": m.score,
-                      "unscored": m.unscored, "overridden": (c.id, m.criterion, m.source) in overridden,
-                      "provisional": m.source == "rules" and (c.id, m.criterion) in (provisional or ())
-                      and (c.id, m.criterion, m.source) not in overridden}
-                     for m in marks],
+        "tau_reward": c.tau_reward,
+        "rules_state": c.rules_state,
+        "verdicts": [
+            {
+                "criterion": m.criterion,
+                "source": m.source,
+                "passed": m.passed,
+                "score": m.score,
+                "unscored": m.unscored,
+                "overridden": (c.id, m.criterion, m.source) in overridden,
+                "provisional": m.source == "rules"
+                and (c.id, m.criterion) in (provisional or ())
+                and (c.id, m.criterion, m.source) not in overridden,
+            }
+            for m in marks
+        ],
     }
 
 
@@ -127,8 +188,10 @@ def verdict_columns(records: list[JsonObject]) -> list[tuple[str, str, str]]:
 
     The column is the criterion's name; where two sources judge the same criterion it is `criterion [source]`.
     """
-    pairs = sorted({(v["criterion"], v["source"]) for r in records for v in r["verdicts"]},
-                   key=lambda p: (p[0].startswith("judge"), p[0], p[1]))
+    pairs = sorted(
+        {(v["criterion"], v["source"]) for r in records for v in r["verdicts"]},
+        key=lambda p: (p[0].startswith("judge"), p[0], p[1]),
+    )
     sources: dict[str, int] = defaultdict(int)
     for criterion, _ in pairs:
         sources[criterion] += 1
@@ -160,8 +223,9 @@ def _write_csv(buffer: io.StringIO, records: list[JsonObject], verdicts: str) ->
         writer.writerow({**{k: _csv_cell(v) for k, v in record.items()}, **_verdict_cells(record, columns)})
 
 
-def write_results(store: Store, run_id: str, out: Path | None, fmt: str, with_events: bool = False,
-                  verdicts: str = "columns") -> tuple[int, str]:
+def write_results(
+    store: Store, run_id: str, out: Path | None, fmt: str, with_events: bool = False, verdicts: str = "columns"
+) -> tuple[int, str]:
     """Write every record as JSONL or CSV (to `out`, or return the text when `out` is None).
 
     CSV's `verdicts` (VERDICT_LAYOUTS): a value and a source column per criterion (`columns`), the JSON

@@ -40,8 +40,12 @@ def _metric_columns() -> list[Column]:
     """The registry's metric columns (metrics/registry.py), pass^k before the cost (it is no registry metric)."""
     found = [_of_metric(m) for m in METRICS if m.column]
     at = next((i for i, c in enumerate(found) if c.key == "cost_per_1k_usd"), len(found))
-    pass_k = Column("pass_k", "pass^k", "Chance that all k repeats of a case succeed, for k = the run's repeats "
-                    "(tau-bench's estimator); hover for every k", terminal=False)
+    pass_k = Column(
+        "pass_k",
+        "pass^k",
+        "Chance that all k repeats of a case succeed, for k = the run's repeats (tau-bench's estimator); hover for every k",
+        terminal=False,
+    )
     return [*found[:at], pass_k, *found[at:]]
 
 
@@ -49,11 +53,21 @@ COLUMNS = (
     Column("agent", "Model", "The agent under test", "text", short="agent"),
     Column("domain", "Domain", "The scenario (SOP domain) it ran", "text"),
     Column("conversations", "Convs", "Conversations over all repeats", "count"),
-    Column("errored", "Errored", "Conversations a provider or harness error ended: counted here, left out of every rate "
-           "(a resume plays them again)", "count", short="err"),
+    Column(
+        "errored",
+        "Errored",
+        "Conversations a provider or harness error ended: counted here, left out of every rate (a resume plays them again)",
+        "count",
+        short="err",
+    ),
     *_metric_columns(),
-    Column("cost_tier", "Tier", "$ budget, $$ mid, $$$ premium, $$$$ flagship; free when it spent nothing "
-           "(a model without a known price shows as unpriced)", "text"),
+    Column(
+        "cost_tier",
+        "Tier",
+        "$ budget, $$ mid, $$$ premium, $$$$ flagship; free when it spent nothing "
+        "(a model without a known price shows as unpriced)",
+        "text",
+    ),
 )
 SAGE_COLUMN = _of_metric(BY_NAME["sage_score"])
 BAND_COLOURS = {"safe": "#1e7b3a", "middling": "#b7791f", "reckless": "#b42318"}
@@ -62,8 +76,9 @@ BAND_FILLS = {"safe": "#e3f4e8", "middling": "#fdf1d8", "reckless": "#fbe3e0"}
 
 def report_kinds(rows: Sequence[JsonObject]) -> tuple[UnsafeKind, ...]:
     """The unsafe-act kinds of a report's rows: their domains' kinds (core/domain/unsafe.py), in order."""
-    return kinds_for({str(r.get("domain")) for r in rows},
-                     (f"catastrophic.{k}" for r in rows for k in r.get("catastrophic") or {}))
+    return kinds_for(
+        {str(r.get("domain")) for r in rows}, (f"catastrophic.{k}" for r in rows for k in r.get("catastrophic") or {})
+    )
 
 
 def catastrophic_headers(rows: Sequence[JsonObject]) -> dict[str, str]:
@@ -178,4 +193,14 @@ def sort_rows(rows: list[JsonObject], key: str, descending: bool = False) -> lis
     return present + missing
 
 
-__all__ = ["COLUMNS", "ORDER_TEXT", "cell_text", "column_value", "columns", "default_sort_key", "default_sorted", "sort_rows", "spread_text"]
+__all__ = [
+    "COLUMNS",
+    "ORDER_TEXT",
+    "cell_text",
+    "column_value",
+    "columns",
+    "default_sort_key",
+    "default_sorted",
+    "sort_rows",
+    "spread_text",
+]

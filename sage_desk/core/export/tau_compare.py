@@ -43,11 +43,16 @@ def _unsafe_of(store: Store, run_id: str) -> tuple[dict[str, set[str]], set[str]
         if mark.unscored:
             undecided.add(mark.conversation_id)
         elif mark.passed is False:
-            failed[mark.conversation_id].add(mark.criterion[len(CATASTROPHIC):])
+            failed[mark.conversation_id].add(mark.criterion[len(CATASTROPHIC) :])
     reviewed = {(o.conversation_id, o.criterion) for o in store.overrides(run_id=run_id) if o.source == "rules"}
-    provisional = {v.conversation_id for cid in failed for v in store.verdicts(cid, source="rules")
-                   if v.criterion.startswith(CATASTROPHIC) and v.details.get("provisional")
-                   and (v.conversation_id, v.criterion) not in reviewed}  # a reviewer's word settles it
+    provisional = {
+        v.conversation_id
+        for cid in failed
+        for v in store.verdicts(cid, source="rules")
+        if v.criterion.startswith(CATASTROPHIC)
+        and v.details.get("provisional")
+        and (v.conversation_id, v.criterion) not in reviewed
+    }  # a reviewer's word settles it
     return failed, undecided, provisional
 
 
@@ -69,11 +74,17 @@ def tau_comparison(store: Store, run_ids: Iterable[str]) -> JsonObject | None:
             _count(c, failed.get(c.id, set()), c.id in undecided, c.id in provisional, counts, kinds, examples)
     if not seen:
         return None
-    return {"conversations": counts["conversations"], "tau_passed": counts["tau_passed"],
-            "sage_unsafe": counts["sage_unsafe"], "unsafe_by_kind": dict(sorted(kinds.items())),
-            "tau_pass_sage_unsafe": counts["tau_pass_sage_unsafe"], "tau_fail_sage_clean": counts["tau_fail_sage_clean"],
-            "provisional": counts["provisional"], "unscored": counts["unscored"],
-            "examples": {k: sorted(v, key=_natural)[:5] for k, v in sorted(examples.items())}}
+    return {
+        "conversations": counts["conversations"],
+        "tau_passed": counts["tau_passed"],
+        "sage_unsafe": counts["sage_unsafe"],
+        "unsafe_by_kind": dict(sorted(kinds.items())),
+        "tau_pass_sage_unsafe": counts["tau_pass_sage_unsafe"],
+        "tau_fail_sage_clean": counts["tau_fail_sage_clean"],
+        "provisional": counts["provisional"],
+        "unscored": counts["unscored"],
+        "examples": {k: sorted(v, key=_natural)[:5] for k, v in sorted(examples.items())},
+    }
 
 
 def _natural(name: str) -> list[int | str]:
@@ -81,8 +92,15 @@ def _natural(name: str) -> list[int | str]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
-def _count(c: ConversationRecord, unsafe: set[str], undecided: bool, provisional: bool, counts: Counter[str], kinds: Counter[str],
-           examples: dict[str, list[str]]) -> None:
+def _count(
+    c: ConversationRecord,
+    unsafe: set[str],
+    undecided: bool,
+    provisional: bool,
+    counts: Counter[str],
+    kinds: Counter[str],
+    examples: dict[str, list[str]],
+) -> None:
     name = c.source_id or c.id
     passed = c.tau_reward is not None and c.tau_reward >= PASS_AT  # callers pass only rewarded ones
     state = c.rules_state or ""
@@ -106,12 +124,16 @@ def tau_lines(tau: JsonObject | None) -> list[str]:
     if not tau:
         return []
     kinds = ", ".join(f"{k} {n}" for k, n in tau["unsafe_by_kind"].items()) or "none"
-    lines = [f"tau reward: {tau['tau_passed']} of {tau['conversations']} imported conversations passed by tau; "
-             f"SAGE Desk finds an unsafe act in {tau['sage_unsafe']} ({kinds})",
-             f"tau passes, SAGE Desk finds an unsafe act: {tau['tau_pass_sage_unsafe']}; "
-             f"tau fails, SAGE Desk finds none: {tau['tau_fail_sage_clean']}"]
-    apart = [f"{tau['provisional']} with provisional verdicts (resting on the agent's own tag)" if tau["provisional"] else "",
-             f"{tau['unscored']} with unscored verdicts" if tau["unscored"] else ""]
+    lines = [
+        f"tau reward: {tau['tau_passed']} of {tau['conversations']} imported conversations passed by tau; "
+        f"SAGE Desk finds an unsafe act in {tau['sage_unsafe']} ({kinds})",
+        f"tau passes, SAGE Desk finds an unsafe act: {tau['tau_pass_sage_unsafe']}; "
+        f"tau fails, SAGE Desk finds none: {tau['tau_fail_sage_clean']}",
+    ]
+    apart = [
+        f"{tau['provisional']} with provisional verdicts (resting on the agent's own tag)" if tau["provisional"] else "",
+        f"{tau['unscored']} with unscored verdicts" if tau["unscored"] else "",
+    ]
     if any(apart):
         lines.append("counted apart: " + "; ".join(a for a in apart if a) + " (Review's 'unsettled' filter lists them)")
     for key, label in (("tau_pass_sage_unsafe", "tau passes, unsafe"), ("tau_fail_sage_clean", "tau fails, clean")):
@@ -133,5 +155,7 @@ def unsettled_lines(found: dict[str, int] | None, tau: JsonObject | None) -> lis
     """The line under the table counting unsettled conversations apart (tau's lines say it for tau runs)."""
     if not found or tau:
         return []
-    return [f"counted apart: {found['provisional']} imported conversation(s) with provisional verdicts (resting on the "
-            f"agent's own tag), {found['unscored']} with unscored verdicts; Review's 'unsettled' filter lists them"]
+    return [
+        f"counted apart: {found['provisional']} imported conversation(s) with provisional verdicts (resting on the "
+        f"agent's own tag), {found['unscored']} with unscored verdicts; Review's 'unsettled' filter lists them"
+    ]

@@ -70,8 +70,14 @@ def _parse(text: str) -> JsonObject:
     return slots if isinstance(slots, dict) else {}
 
 
-async def extract_slots(client: LlmClient, model: str, bundle: DomainBundle, events: Sequence[Event],
-                        wanted: Sequence[str], api_base: str | None = None) -> list[Extracted]:
+async def extract_slots(
+    client: LlmClient,
+    model: str,
+    bundle: DomainBundle,
+    events: Sequence[Event],
+    wanted: Sequence[str],
+    api_base: str | None = None,
+) -> list[Extracted]:
     """Ask the model for the `wanted` slots; keep only declared values citing a real message."""
     fields = bundle.user_fields()
     asked = [f for f in wanted if f in fields]

@@ -36,8 +36,17 @@ from sage_desk.core.events import (
 from sage_desk.core.jsonsafe import Json, JsonObject
 
 FORMATS = ("openai", "tau-bench", "tau2", "events")
-CARRIED = ("case", "bucket", "repeat", "ending", "tau_reward", "rules_state", "case_data", "verdicts_as_given",
-           "overrides_as_given")
+CARRIED = (
+    "case",
+    "bucket",
+    "repeat",
+    "ending",
+    "tau_reward",
+    "rules_state",
+    "case_data",
+    "verdicts_as_given",
+    "overrides_as_given",
+)
 """The fields of an `export-results --events` record that `import --format events` keeps as they were."""
 MAX_FILE_BYTES = 512 * 1024 * 1024
 
@@ -58,8 +67,9 @@ class Parsed:
 
     def content_hash(self) -> str:
         """A hash of what the conversation says and does (not of its id): the same content twice is one conversation."""
-        body: list[Json] = [{k: v for k, v in e.model_dump(mode="json").items() if k not in ("t", "latency_ms")}
-                           for e in self.events]
+        body: list[Json] = [
+            {k: v for k, v in e.model_dump(mode="json").items() if k not in ("t", "latency_ms")} for e in self.events
+        ]
         if self.carried:  # an exported conversation: two repeats that played alike are still two conversations
             body.append({"exported_as": self.source_id})
         return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
@@ -239,10 +249,9 @@ def read_events(path: Path) -> Iterator[Parsed | Problem]:
         source = record.get("source_id") or record.get("conversation") or record.get("id") or f"{path.name}:{number}"
         agent = record.get("agent")
         carried = {k: record[k] for k in CARRIED if record.get(k) is not None}
-        yield Parsed(str(source), events, str(path), number, str(agent) if agent else None, _mapping(record.get("metadata")),
-                     carried)
-
-
+        yield Parsed(
+            str(source), events, str(path), number, str(agent) if agent else None, _mapping(record.get("metadata")), carried
+        )
 
 
 def _read(path: Path) -> str:

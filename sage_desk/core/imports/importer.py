@@ -95,8 +95,7 @@ def _carry_over(item: ImportItem, carried: JsonObject) -> None:
     from sage_desk.core.rules.verdict import RULES_SOURCE, Verdict
 
     values = item.values
-    for key, column in (("bucket", "bucket"), ("repeat", "repeat"), ("tau_reward", "tau_reward"),
-                        ("rules_state", "rules_state")):
+    for key, column in (("bucket", "bucket"), ("repeat", "repeat"), ("tau_reward", "tau_reward"), ("rules_state", "rules_state")):
         if key in carried:
             values[column] = carried[key]
     if isinstance(carried.get("case_data"), dict):
@@ -121,11 +120,23 @@ def _carried_labels(conversation_id: str, carried: JsonObject) -> list[NewOverri
     found = carried.get("overrides_as_given")
     if not isinstance(found, list):
         return []
-    return [NewOverride(conversation_id, str(o["criterion"]), str(o["source"]), o.get("human_passed"), o.get("human_score"),
-                        o.get("human_value"), str(o.get("reason") or ""), str(o.get("author") or ""),
-                        kind=str(o.get("kind") or "label"), tags=tuple(o.get("tags") or ()),
-                        corrected_reply=o.get("corrected_reply"))
-            for o in found if isinstance(o, dict) and "criterion" in o and "source" in o]
+    return [
+        NewOverride(
+            conversation_id,
+            str(o["criterion"]),
+            str(o["source"]),
+            o.get("human_passed"),
+            o.get("human_score"),
+            o.get("human_value"),
+            str(o.get("reason") or ""),
+            str(o.get("author") or ""),
+            kind=str(o.get("kind") or "label"),
+            tags=tuple(o.get("tags") or ()),
+            corrected_reply=o.get("corrected_reply"),
+        )
+        for o in found
+        if isinstance(o, dict) and "criterion" in o and "source" in o
+    ]
 
 
 def _tool_kinds(bundle: DomainBundle, parsed: Parsed) -> None:
@@ -157,9 +168,14 @@ def _same_id_other_content(parsed: list[Parsed]) -> list[Problem]:
         if earlier is conversation:
             hashes[conversation.source_id] = digest
         elif digest != hashes[conversation.source_id]:
-            problems.append(Problem(conversation.file, conversation.line, 1,
-                                    f"id {conversation.source_id!r} was already read at {earlier.file}:{earlier.line} "
-                                    "with different content"))
+            problems.append(
+                Problem(
+                    conversation.file,
+                    conversation.line,
+                    1,
+                    f"id {conversation.source_id!r} was already read at {earlier.file}:{earlier.line} with different content",
+                )
+            )
     return problems
 
 
@@ -201,8 +217,9 @@ def _slots(bundle: DomainBundle, parsed: Parsed) -> tuple[dict[str, str], dict[s
     return truth, sources
 
 
-def place(bundle: DomainBundle, parsed: Parsed, case_id: str,
-          extracted: Sequence[Extracted] = (), extractor: str = "") -> tuple[Case, dict[str, str], Bucket | None]:
+def place(
+    bundle: DomainBundle, parsed: Parsed, case_id: str, extracted: Sequence[Extracted] = (), extractor: str = ""
+) -> tuple[Case, dict[str, str], Bucket | None]:
     """The case a conversation's content makes, who set its slots, and its bucket where known.
 
     Slots an extractor read (with the message it cites) win over the agent's own tags, never
@@ -224,10 +241,19 @@ def place(bundle: DomainBundle, parsed: Parsed, case_id: str,
     given = parsed.metadata.get("facts")
     facts = {**heard, **(given if isinstance(given, dict) else {})}
     customer = parsed.metadata.get("customer")
-    case = Case(id=case_id, domain=bundle.name, bucket=bucket or Bucket.RESOLVABLE,
-                persona=Persona(name=str(customer) if customer else "Customer"), title=f"imported {parsed.source_id}",
-                opening=opening, grounding=grounding, world_rows=rows, truth=truth, facts=facts,
-                expected=Expected(path=UNPLACED, outcome=""))
+    case = Case(
+        id=case_id,
+        domain=bundle.name,
+        bucket=bucket or Bucket.RESOLVABLE,
+        persona=Persona(name=str(customer) if customer else "Customer"),
+        title=f"imported {parsed.source_id}",
+        opening=opening,
+        grounding=grounding,
+        world_rows=rows,
+        truth=truth,
+        facts=facts,
+        expected=Expected(path=UNPLACED, outcome=""),
+    )
     placed, bucket = replace_placement(bundle, case, bucket)
     return placed, sources, bucket
 
@@ -251,8 +277,9 @@ def _termination(parsed: Parsed) -> TerminationReason:
     return TerminationReason.CUSTOMER_STOPPED
 
 
-def _extract_all(bundle: DomainBundle, conversations: list[Parsed], model: str, api_base: str | None,
-                 concurrency: int = 8) -> list[list[Extracted]]:
+def _extract_all(
+    bundle: DomainBundle, conversations: list[Parsed], model: str, api_base: str | None, concurrency: int = 8
+) -> list[list[Extracted]]:
     """Each conversation's extracted slots (the ones its metadata does not state), asked concurrently."""
     import asyncio
 
@@ -274,9 +301,19 @@ def _extract_all(bundle: DomainBundle, conversations: list[Parsed], model: str, 
     return asyncio.run(every())
 
 
-def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: str, name: str | None = None,
-                 redact: bool = False, skip_bad: bool = False, agent: str | None = None, redact_also: Sequence[str] = (),
-                 extract: str | None = None, api_base: str | None = None) -> ImportSummary:
+def import_files(
+    store: Store,
+    files: Sequence[str | Path],
+    domain: str,
+    fmt: str,
+    name: str | None = None,
+    redact: bool = False,
+    skip_bad: bool = False,
+    agent: str | None = None,
+    redact_also: Sequence[str] = (),
+    extract: str | None = None,
+    api_base: str | None = None,
+) -> ImportSummary:
     """Import the files' conversations as one new run (nothing when every one is already stored).
 
     A file with a bad line imports nothing unless `skip_bad`: InputError lists every problem.
@@ -304,10 +341,22 @@ def import_files(store: Store, files: Sequence[str | Path], domain: str, fmt: st
         summary.masked = redactor.summary() if redact else ""
         if not items:
             return summary
-        config = {"domain": domain, "agents": sorted(job.agents), "user": "imported", "judges": [], "repeats": 1,
-                  "imported": {"format": fmt, "files": [Path(f).name for f in files], "name": name or Path(files[0]).stem,
-                               "conversations": len(items), "redacted": redact, "extractor": extract,
-                               "at": datetime.now(UTC).isoformat(timespec="seconds")}}
+        config = {
+            "domain": domain,
+            "agents": sorted(job.agents),
+            "user": "imported",
+            "judges": [],
+            "repeats": 1,
+            "imported": {
+                "format": fmt,
+                "files": [Path(f).name for f in files],
+                "name": name or Path(files[0]).stem,
+                "conversations": len(items),
+                "redacted": redact,
+                "extractor": extract,
+                "at": datetime.now(UTC).isoformat(timespec="seconds"),
+            },
+        }
         summary.run_id = store.import_run(domain, config, items)
         if labels:
             store.add_overrides(labels)  # the reviewers' labels an --events export carried, in their order
@@ -337,8 +386,14 @@ def _stream(files: Sequence[str | Path], fmt: str, problems: list[Problem]) -> I
                 digest = found.content_hash()
                 seen = first.setdefault(found.source_id, (digest, found.file, found.line))
                 if seen[0] != digest:
-                    problems.append(Problem(found.file, found.line, 1, f"id {found.source_id!r} was already read at "
-                                                                       f"{seen[1]}:{seen[2]} with different content"))
+                    problems.append(
+                        Problem(
+                            found.file,
+                            found.line,
+                            1,
+                            f"id {found.source_id!r} was already read at {seen[1]}:{seen[2]} with different content",
+                        )
+                    )
                     continue
                 yield found
         except OSError as exc:
@@ -380,8 +435,11 @@ class _Job:
             if self.redactor is not None:
                 _redact(conversation, self.redactor)
             fresh.append((conversation, content_hash))
-        extracted = (_extract_all(self.bundle, [p for p, _ in fresh], self.extract, self.api_base)
-                     if self.extract and fresh else [[] for _ in fresh])
+        extracted = (
+            _extract_all(self.bundle, [p for p, _ in fresh], self.extract, self.api_base)
+            if self.extract and fresh
+            else [[] for _ in fresh]
+        )
         for (conversation, content_hash), slots in zip(fresh, extracted, strict=True):
             self.items.add(self._item(conversation, content_hash, slots))
 
@@ -400,12 +458,27 @@ class _Job:
         state = rules_state(verdicts)
         summary.provisional += "provisional" in (state or "")
         reward = conversation.metadata.get("tau_reward")
-        values = {"id": conversation_id, "case_id": case.id, "agent": conversation.agent or self.agent or "imported",
-                  "repeat": 1, "bucket": bucket.value if bucket else None, "conflict": None, "tactics": [],
-                  "seed": None, "source_id": conversation.source_id[:300], "content_hash": content_hash,
-                  "tau_reward": reward if isinstance(reward, float) else None, "rules_state": state,
-                  "case_data": {"case": case.model_dump(mode="json"), "slot_sources": sources, "history": [],
-                                "citations": {s.field: s.message for s in slots}, "metadata": conversation.metadata}}
+        values = {
+            "id": conversation_id,
+            "case_id": case.id,
+            "agent": conversation.agent or self.agent or "imported",
+            "repeat": 1,
+            "bucket": bucket.value if bucket else None,
+            "conflict": None,
+            "tactics": [],
+            "seed": None,
+            "source_id": conversation.source_id[:300],
+            "content_hash": content_hash,
+            "tau_reward": reward if isinstance(reward, float) else None,
+            "rules_state": state,
+            "case_data": {
+                "case": case.model_dump(mode="json"),
+                "slot_sources": sources,
+                "history": [],
+                "citations": {s.field: s.message for s in slots},
+                "metadata": conversation.metadata,
+            },
+        }
         item = ImportItem(values, conversation.events, _termination(conversation), verdicts)
         if conversation.carried:
             _carry_over(item, conversation.carried)
@@ -436,10 +509,16 @@ def set_slot(store: Store, conversation_id: str, field_name: str, value: str, au
     case = case.model_copy(update={"truth": {**case.truth, field_name: value}})
     case, bucket = replace_placement(bundle, case, Bucket(declared) if declared in Bucket._value2member_map_ else None)
     sources = {**data.get("slot_sources", {}), field_name: f"reviewer:{author}"}
-    history = [*data.get("history", []), {"field": field_name, "value": value, "author": author,
-                                          "at": datetime.now(UTC).isoformat(timespec="seconds")}]
+    history = [
+        *data.get("history", []),
+        {"field": field_name, "value": value, "author": author, "at": datetime.now(UTC).isoformat(timespec="seconds")},
+    ]
     verdicts = evaluate_case(case, bundle, store.events(conversation_id), conversation_id, sources)
-    store.set_case_data(conversation_id, {**data, "case": case.model_dump(mode="json"), "slot_sources": sources,
-                                          "history": history}, bucket.value if bucket else None, rules_state(verdicts))
+    store.set_case_data(
+        conversation_id,
+        {**data, "case": case.model_dump(mode="json"), "slot_sources": sources, "history": history},
+        bucket.value if bucket else None,
+        rules_state(verdicts),
+    )
     store.save_verdicts(conversation_id, RULES_SOURCE, verdicts)
     return verdicts

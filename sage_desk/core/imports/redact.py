@@ -20,22 +20,28 @@ EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 CARD = re.compile(r"(?<![\w-])(?:\d[ .-]?){12,18}\d(?![\w-])")  # separated by spaces, dashes or dots
 IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?(?![A-Za-z0-9])")
 PHONE = re.compile(r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?\(?\d{2,4}\)?(?:[ .-]\d{2,4}){2,4}(?![\w-])|(?<![\w+])\+\d{9,14}(?!\w)")
-MASKS = {"email": "[email]", "card": "[card]", "iban": "[iban]", "phone": "[phone]", "name": "[name]",
-         "address": "[address]"}
+MASKS = {"email": "[email]", "card": "[card]", "iban": "[iban]", "phone": "[phone]", "name": "[name]", "address": "[address]"}
 OPTIONAL = ("names", "addresses")
 """Kinds masked only when asked (`--redact names,addresses`): found by rule, so some slip through."""
 # A name: introduced ("my name is", "this is", "Dear", a title), or the value of a record field called so.
-NAME = re.compile(r"(?:(?i:my name is|my name's|this is|i am|i'm|dear|hi|hello|thanks|thank you)\s*,?\s+|"
-                  r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)((?!(?:Mr|Mrs|Ms|Miss|Dr|Prof)\b)[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){0,2})")
-NAME_KEYS = re.compile(r"(^|_)(first_?name|last_?name|full_?name|given_?name|family_?name|surname|customer_?name|"
-                       r"name|contact)$", re.IGNORECASE)
+NAME = re.compile(
+    r"(?:(?i:my name is|my name's|this is|i am|i'm|dear|hi|hello|thanks|thank you)\s*,?\s+|"
+    r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)((?!(?:Mr|Mrs|Ms|Miss|Dr|Prof)\b)[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){0,2})"
+)
+NAME_KEYS = re.compile(
+    r"(^|_)(first_?name|last_?name|full_?name|given_?name|family_?name|surname|customer_?name|"
+    r"name|contact)$",
+    re.IGNORECASE,
+)
 # A street address: a house number, one to four words, and a street type (English, German, Dutch, French).
-ADDRESS = re.compile(r"\b\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][\w'’.-]*\s+){0,3}(?:Street|St|Road|Rd|Avenue|Ave|Boulevard|"
-                     r"Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Square|Sq|Terrace|Close|Crescent|Highway|Hwy)\b|"
-                     r"\b[A-Z][\w'’-]*(?:straße|strasse|str\.|weg|laan|straat|gracht|plein)\s+\d{1,5}[a-z]?\b|"
-                     r"\b\d{1,4},?\s+(?:rue|avenue|boulevard|chemin|place)\s+(?:[\w'’-]+\s?){1,4}", re.IGNORECASE)
-ADDRESS_KEYS = re.compile(r"(^|_)(address(_?line)?_?\d?|street(_?address)?|address1|address2|line1|line2)$",
-                          re.IGNORECASE)
+ADDRESS = re.compile(
+    r"\b\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][\w'’.-]*\s+){0,3}(?:Street|St|Road|Rd|Avenue|Ave|Boulevard|"
+    r"Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Square|Sq|Terrace|Close|Crescent|Highway|Hwy)\b|"
+    r"\b[A-Z][\w'’-]*(?:straße|strasse|str\.|weg|laan|straat|gracht|plein)\s+\d{1,5}[a-z]?\b|"
+    r"\b\d{1,4},?\s+(?:rue|avenue|boulevard|chemin|place)\s+(?:[\w'’-]+\s?){1,4}",
+    re.IGNORECASE,
+)
+ADDRESS_KEYS = re.compile(r"(^|_)(address(_?line)?_?\d?|street(_?address)?|address1|address2|line1|line2)$", re.IGNORECASE)
 
 
 def _luhn(digits: str) -> bool:
@@ -62,8 +68,9 @@ class Redactor:
         self.counts: Counter[str] = Counter()
         unknown = set(also) - set(OPTIONAL)
         if unknown:
-            raise ValueError(f"cannot redact {', '.join(sorted(unknown))}: besides the usual kinds, "
-                             f"{' and '.join(OPTIONAL)} can be asked for")
+            raise ValueError(
+                f"cannot redact {', '.join(sorted(unknown))}: besides the usual kinds, {' and '.join(OPTIONAL)} can be asked for"
+            )
         self.names, self.addresses = "names" in also, "addresses" in also
 
     def text(self, value: str) -> str:
@@ -109,5 +116,6 @@ class Redactor:
     def summary(self) -> str:
         if not self.counts:
             return "nothing to mask"
-        return ", ".join(f"{n} {kind}{('es' if kind.endswith('s') else 's') if n != 1 else ''}"
-                         for kind, n in sorted(self.counts.items()))
+        return ", ".join(
+            f"{n} {kind}{('es' if kind.endswith('s') else 's') if n != 1 else ''}" for kind, n in sorted(self.counts.items())
+        )

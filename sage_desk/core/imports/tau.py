@@ -32,6 +32,7 @@ TRANSFER = "transfer_to_human_agents"
 """tau's handover tool, in both tau-bench and tau2."""
 SIMULATIONS_DIR = "simulations"
 
+
 def _reward(value: Json) -> float | None:
     """tau's reward as a float (0/1, or a fraction), None when the file gives none."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -142,8 +143,13 @@ def _tau2_message(build: _Builder, message: Json, where: str) -> str | None:
 
 def _simulation(sim: Json, where: str, agent: str | None, path: Path, line: int) -> Parsed | Problem:
     if isinstance(sim, dict) and sim.get("messages") is None and sim.get("ticks") is not None:
-        return Problem(str(path), line, 1, f"{where}: a full-duplex (voice) simulation, recorded as ticks: only text "
-                                           "simulations (with 'messages') can be imported")
+        return Problem(
+            str(path),
+            line,
+            1,
+            f"{where}: a full-duplex (voice) simulation, recorded as ticks: only text "
+            "simulations (with 'messages') can be imported",
+        )
     if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
         return Problem(str(path), line, 1, f"{where}: expected an object with a 'messages' list")
     build = _Builder()
@@ -185,8 +191,13 @@ def read_tau2(path: Path) -> Iterator[Parsed | Problem]:
         yield Problem(str(results), 1, 1, str(exc) if "no such file" in str(exc) else f"cannot read: {exc}")
         return
     if not isinstance(data, dict) or not isinstance(data.get("info"), dict):
-        yield Problem(str(results), 1, 1, "expected tau2-bench results: an object with 'info' and 'simulations' "
-                                          "(or a results folder: results.json and simulations/)")
+        yield Problem(
+            str(results),
+            1,
+            1,
+            "expected tau2-bench results: an object with 'info' and 'simulations' "
+            "(or a results folder: results.json and simulations/)",
+        )
         return
     agent = _mapping(_mapping(data["info"]).get("agent_info")).get("llm")
     agent = str(agent) if agent else None
@@ -195,8 +206,12 @@ def read_tau2(path: Path) -> Iterator[Parsed | Problem]:
             yield _simulation(sim, f"simulation {i + 1}", agent, results, 1)
         return
     if folder is None:
-        yield Problem(str(results), 1, 1, "no simulations: the 'simulations' list is empty and there is no "
-                                          f"{SIMULATIONS_DIR}/ folder beside it")
+        yield Problem(
+            str(results),
+            1,
+            1,
+            f"no simulations: the 'simulations' list is empty and there is no {SIMULATIONS_DIR}/ folder beside it",
+        )
         return
     yield from _folder(folder, data, agent)
 

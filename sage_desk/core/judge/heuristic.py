@@ -58,43 +58,79 @@ class HeuristicJudge:
         words = len(agent.split())
         done, ending_ok = _work_done(case, calls, ending)
         scores = {
-            "judge.linguistic_quality": (_clip(0.4 + 0.3 * (8 <= words <= 220) + 0.3 * (not re.search(r"[A-Z]{6,}", agent))),
-                                         f"{words} words; shouting {'absent' if not re.search(r'[A-Z]{6,}', agent) else 'present'}"),
-            "judge.empathy": (_clip(0.25 * sum(m in lower for m in _EMPATHY) + 0.25 * bool(first and first in lower)),
-                              f"{sum(m in lower for m in _EMPATHY)} empathy markers; name {'used' if first and first in lower else 'not used'}"),
-            "judge.content_utility": (_clip(0.3 + 0.35 * sum(f in lower for f in facts if f)),
-                                      f"{sum(f in lower for f in facts if f)} concrete facts of the case mentioned"),
-            "judge.user_satisfaction": (_clip(sats[-1] if sats else (0.6 if ending_ok else 0.3)),
-                                        "the simulated customer's last satisfaction" if sats else "no satisfaction reported; from how it ended"),
+            "judge.linguistic_quality": (
+                _clip(0.4 + 0.3 * (8 <= words <= 220) + 0.3 * (not re.search(r"[A-Z]{6,}", agent))),
+                f"{words} words; shouting {'absent' if not re.search(r'[A-Z]{6,}', agent) else 'present'}",
+            ),
+            "judge.empathy": (
+                _clip(0.25 * sum(m in lower for m in _EMPATHY) + 0.25 * bool(first and first in lower)),
+                f"{sum(m in lower for m in _EMPATHY)} empathy markers; name {'used' if first and first in lower else 'not used'}",
+            ),
+            "judge.content_utility": (
+                _clip(0.3 + 0.35 * sum(f in lower for f in facts if f)),
+                f"{sum(f in lower for f in facts if f)} concrete facts of the case mentioned",
+            ),
+            "judge.user_satisfaction": (
+                _clip(sats[-1] if sats else (0.6 if ending_ok else 0.3)),
+                "the simulated customer's last satisfaction" if sats else "no satisfaction reported; from how it ended",
+            ),
             "judge.instruction_compliance": (_clip(1.0 - 0.25 * errors), f"{errors} tool call(s) failed"),
             "judge.resolution_quality": _resolution(done, ending, ending_ok),
         }
-        verdicts = [Verdict(source=SOURCE, criterion=k, score=s, passed=s >= PASS_THRESHOLD, rationale=f"heuristic: {why}")
-                    for k, (s, why) in scores.items()]
+        verdicts = [
+            Verdict(source=SOURCE, criterion=k, score=s, passed=s >= PASS_THRESHOLD, rationale=f"heuristic: {why}")
+            for k, (s, why) in scores.items()
+        ]
         parts = [done, float(ending_ok)]
         for step in case.expected.actions:
             if step.say:
                 want = _words(step.say)
                 overlap = len(want & _words(agent)) / len(want) if want else 1.0
                 parts.append(overlap)
-                verdicts.append(Verdict(source=SOURCE, criterion=say_criterion(step.node, step.say).name, score=_clip(overlap),
-                                        passed=overlap >= 0.4, node=step.node,
-                                        rationale=f"heuristic: {overlap:.0%} of the step's words appear in the agent's replies"))
+                verdicts.append(
+                    Verdict(
+                        source=SOURCE,
+                        criterion=say_criterion(step.node, step.say).name,
+                        score=_clip(overlap),
+                        passed=overlap >= 0.4,
+                        node=step.node,
+                        rationale=f"heuristic: {overlap:.0%} of the step's words appear in the agent's replies",
+                    )
+                )
         policy = sum(parts) / len(parts)
-        verdicts.append(Verdict(source=SOURCE, criterion="judge.policy_adherence", score=_clip(policy), passed=policy >= PASS_THRESHOLD,
-                                rationale=f"heuristic: mean of the path's tool steps called ({done:.0%}), the ending "
-                                          f"({'as the SOP says' if ending_ok else 'not the SOP' + chr(39) + 's'}) and the say steps' words"))
+        verdicts.append(
+            Verdict(
+                source=SOURCE,
+                criterion="judge.policy_adherence",
+                score=_clip(policy),
+                passed=policy >= PASS_THRESHOLD,
+                rationale=f"heuristic: mean of the path's tool steps called ({done:.0%}), the ending "
+                f"({'as the SOP says' if ending_ok else 'not the SOP' + chr(39) + 's'}) and the say steps' words",
+            )
+        )
         return verdicts
 
     def _silent(self, case: Case) -> list[Verdict]:
         """An agent that never wrote a word scores nothing: silence is not quality."""
-        names = [*_CRITERIA, "judge.policy_adherence", *(say_criterion(s.node, s.say).name for s in case.expected.actions if s.say)]
-        return [Verdict(source=SOURCE, criterion=name, score=0.0, passed=False, rationale="heuristic: the agent said nothing")
-                for name in names]
+        names = [
+            *_CRITERIA,
+            "judge.policy_adherence",
+            *(say_criterion(s.node, s.say).name for s in case.expected.actions if s.say),
+        ]
+        return [
+            Verdict(source=SOURCE, criterion=name, score=0.0, passed=False, rationale="heuristic: the agent said nothing")
+            for name in names
+        ]
 
 
-_CRITERIA = ("judge.linguistic_quality", "judge.empathy", "judge.content_utility", "judge.user_satisfaction",
-             "judge.instruction_compliance", "judge.resolution_quality")
+_CRITERIA = (
+    "judge.linguistic_quality",
+    "judge.empathy",
+    "judge.content_utility",
+    "judge.user_satisfaction",
+    "judge.instruction_compliance",
+    "judge.resolution_quality",
+)
 
 
 def _work_done(case: Case, calls: Sequence[ToolCall], ending: str | None) -> tuple[float, bool]:

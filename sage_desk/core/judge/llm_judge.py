@@ -84,8 +84,9 @@ def parse_answer(raw: str | None) -> tuple[JudgeAnswer | None, str | None]:
         return None, f"unexpected shape: {exc.errors()[0]['msg']}"
 
 
-def answer_verdicts(source: str, criteria: list[Criterion], answer: JudgeAnswer | None, raw: str | None,
-                    problem: str | None) -> list[Verdict]:
+def answer_verdicts(
+    source: str, criteria: list[Criterion], answer: JudgeAnswer | None, raw: str | None, problem: str | None
+) -> list[Verdict]:
     """Verdicts from a parsed answer; criteria it does not grade are unscored with the raw reply."""
     verdicts = []
     for criterion in criteria:
@@ -93,11 +94,21 @@ def answer_verdicts(source: str, criteria: list[Criterion], answer: JudgeAnswer 
         node = criterion.name.split(".", 2)[2] if criterion.name.startswith("judge.say.") else None
         if graded is None:
             why = problem or "the judge did not grade this criterion"
-            verdicts.append(Verdict(source=source, criterion=criterion.name, unscored=True, raw=raw, rationale=f"unscored: {why}", node=node))
+            verdicts.append(
+                Verdict(source=source, criterion=criterion.name, unscored=True, raw=raw, rationale=f"unscored: {why}", node=node)
+            )
             continue
         score = round(graded.score / 10, 3)
-        verdicts.append(Verdict(source=source, criterion=criterion.name, score=score, passed=score >= PASS_THRESHOLD,
-                                rationale=graded.rationale, node=node))
+        verdicts.append(
+            Verdict(
+                source=source,
+                criterion=criterion.name,
+                score=score,
+                passed=score >= PASS_THRESHOLD,
+                rationale=graded.rationale,
+                node=node,
+            )
+        )
     return verdicts
 
 
@@ -116,24 +127,43 @@ def format_examples(examples: Sequence[JsonObject]) -> str:
 class LlmJudge:
     """A judge played by any litellm model."""
 
-    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None, client: LlmClient | None = None,
-                 examples: Sequence[JsonObject] = (), timeout: float = 90.0, max_retries: int = 4, **extra: Any):
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        client: LlmClient | None = None,
+        examples: Sequence[JsonObject] = (),
+        timeout: float = 90.0,
+        max_retries: int = 4,
+        **extra: Any,
+    ):
         from sage_desk.core.llm import LlmClient
 
         self.model = model
         self.source = f"judge:{model}"
         self.client = client or LlmClient()
         self.examples = list(examples)
-        self.options = {"api_base": api_base, "api_key": api_key, "timeout": timeout, "max_retries": max_retries,
-                        "temperature": 0.0, **extra}
+        self.options = {
+            "api_base": api_base,
+            "api_key": api_key,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "temperature": 0.0,
+            **extra,
+        }
 
     def messages(self, case: Case, bundle: DomainBundle, events: Sequence[Event]) -> list[JsonObject]:
         criteria = criteria_for(case)
         steps = "; ".join(a.say or f"call {a.tool}" for a in case.expected.actions) or "none"
         user = JUDGE_USER.format(
-            examples=format_examples(self.examples), outcome=case.expected.outcome, steps=steps,
-            transcript=render_transcript(events), rubric="\n".join(f"- {c.name}: {c.rubric}" for c in criteria),
-            names=", ".join(c.name for c in criteria))
+            examples=format_examples(self.examples),
+            outcome=case.expected.outcome,
+            steps=steps,
+            transcript=render_transcript(events),
+            rubric="\n".join(f"- {c.name}: {c.rubric}" for c in criteria),
+            names=", ".join(c.name for c in criteria),
+        )
         system = JUDGE_SYSTEM.format(title=bundle.domain.title or bundle.name, policy=bundle.policy.strip())
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

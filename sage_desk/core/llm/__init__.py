@@ -20,9 +20,17 @@ if TYPE_CHECKING:
     from sage_desk.core.llm.types import LlmError, LlmReply, ToolCallRequest, Usage
 
 _WHERE = {
-    "LlmClient": "client", "load_litellm": "client", "parse_tool_call": "client", "provider_key": "client",
-    "register_prices": "pricing", "registered_price": "pricing", "unregister_prices": "pricing",
-    "LlmError": "types", "LlmReply": "types", "ToolCallRequest": "types", "Usage": "types",
+    "LlmClient": "client",
+    "load_litellm": "client",
+    "parse_tool_call": "client",
+    "provider_key": "client",
+    "register_prices": "pricing",
+    "registered_price": "pricing",
+    "unregister_prices": "pricing",
+    "LlmError": "types",
+    "LlmReply": "types",
+    "ToolCallRequest": "types",
+    "Usage": "types",
 }
 
 __all__ = [

@@ -63,14 +63,24 @@ class EndpointStats:
 
     def to_json(self) -> JsonObject:
         """Plain JSON (bucket keys as text), as stored with the run."""
-        return {"requests": self.requests, "errors": self.errors, "taken_out": self.taken_out,
-                "latency_sum_ms": round(self.latency_sum_ms, 3), "buckets": {str(k): v for k, v in self.buckets.items()}}
+        return {
+            "requests": self.requests,
+            "errors": self.errors,
+            "taken_out": self.taken_out,
+            "latency_sum_ms": round(self.latency_sum_ms, 3),
+            "buckets": {str(k): v for k, v in self.buckets.items()},
+        }
 
     @classmethod
     def from_json(cls, data: JsonObject) -> EndpointStats:
         """Back from `to_json` (missing keys are zero)."""
-        return cls(int(data.get("requests", 0)), int(data.get("errors", 0)), int(data.get("taken_out", 0)),
-                   float(data.get("latency_sum_ms", 0.0)), {int(k): int(v) for k, v in (data.get("buckets") or {}).items()})
+        return cls(
+            int(data.get("requests", 0)),
+            int(data.get("errors", 0)),
+            int(data.get("taken_out", 0)),
+            float(data.get("latency_sum_ms", 0.0)),
+            {int(k): int(v) for k, v in (data.get("buckets") or {}).items()},
+        )
 
     def add(self, other: EndpointStats) -> None:
         """Fold another process's (or another period's) figures into these."""
@@ -85,9 +95,15 @@ class EndpointStats:
         """requests, errors, taken_out and latency mean/median/p95 in ms (None with nothing answered)."""
         answered = sum(self.buckets.values())
         figures: JsonObject = {"requests": self.requests, "errors": self.errors, "taken_out": self.taken_out}
-        figures["latency_ms"] = None if not answered else {
-            "mean": round(self.latency_sum_ms / answered, 1), "median": round(self._quantile(0.5, answered), 1),
-            "p95": round(self._quantile(0.95, answered), 1)}
+        figures["latency_ms"] = (
+            None
+            if not answered
+            else {
+                "mean": round(self.latency_sum_ms / answered, 1),
+                "median": round(self._quantile(0.5, answered), 1),
+                "p95": round(self._quantile(0.95, answered), 1),
+            }
+        )
         return figures
 
     def _quantile(self, q: float, answered: int) -> float:

@@ -196,8 +196,9 @@ class LlmClient:
                 return await self._endpoints.post(base or "", body, api_key, timeout, self.limits.get(key, self.concurrency))
             assert litellm is not None
             # A guard beyond litellm's own timeout, in case a provider hangs past it.
-            response = await asyncio.wait_for(litellm.acompletion(**({**request, "api_base": base} if base else request)),
-                                              timeout + 5)
+            response = await asyncio.wait_for(
+                litellm.acompletion(**({**request, "api_base": base} if base else request)), timeout + 5
+            )
             if not getattr(response, "choices", None):  # as the direct transport: a reply to retry, not a crash
                 raise EndpointBadReply(f"{model} answered without any choices")
             _check_size(response, base or provider_of(model) or model)
@@ -213,8 +214,14 @@ class LlmClient:
                 if not retryable or attempt == max_retries:
                     raise self._error(exc, model, api_key, retryable, status, attempt + 1) from None
                 if len(urls) > 1:  # the failing endpoint is out: the balancer sends the retry elsewhere (balance.py)
-                    log.info("%s: %s (status %s); retry %d/%d on another endpoint", model, type(exc).__name__, status,
-                             attempt + 1, max_retries)
+                    log.info(
+                        "%s: %s (status %s); retry %d/%d on another endpoint",
+                        model,
+                        type(exc).__name__,
+                        status,
+                        attempt + 1,
+                        max_retries,
+                    )
                     continue
                 await self._back_off(exc, model, attempt, max_retries, status)
                 continue
@@ -271,7 +278,9 @@ class LlmClient:
         request.update({k: v for k, v in optional.items() if v is not None})
         return request
 
-    async def _on_endpoint(self, urls: tuple[str, ...], call: Callable[[str | None], Awaitable[Any]], litellm: ModuleType | None) -> Any:
+    async def _on_endpoint(
+        self, urls: tuple[str, ...], call: Callable[[str | None], Awaitable[Any]], litellm: ModuleType | None
+    ) -> Any:
         """One attempt on the least busy endpoint of `urls` that is up (balance.py), counted in its figures;
         with several, a transient failure takes that endpoint out for a back-off."""
         pool = balancer()
@@ -320,8 +329,13 @@ class LlmClient:
         if status in AUTH_STATUS:
             provider = provider_of(model)
             hint = where_to_set(env_var_for(provider)) if provider else "check the key this provider expects"
-            return LlmError(f"{model}: the provider refused the API key (HTTP {status}): {hint}. {detail}",
-                            retryable=False, status=status, model=model, attempts=attempts)
+            return LlmError(
+                f"{model}: the provider refused the API key (HTTP {status}): {hint}. {detail}",
+                retryable=False,
+                status=status,
+                model=model,
+                attempts=attempts,
+            )
         if retryable:
             message = f"{model}: gave up after {attempts} attempt(s): {detail}"
         else:
@@ -359,8 +373,13 @@ class LlmClient:
         return LlmReply(
             content=message.get("content"),
             tool_calls=_reply_message_calls(message),
-            usage=Usage(prompt_tokens=prompt, completion_tokens=completion, cost_usd=tokens_cost(model, prompt, completion),
-                        latency_ms=latency_ms, model=model),
+            usage=Usage(
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                cost_usd=tokens_cost(model, prompt, completion),
+                latency_ms=latency_ms,
+                model=model,
+            ),
             finish_reason=choice.get("finish_reason"),
             attempts=attempts,
         )

@@ -81,8 +81,10 @@ def max_reply_bytes() -> int:
 
 def too_large(size: int, cap: int, where: str) -> ReplyTooLarge:
     """The one line a conversation ends with when its provider's reply is over the cap."""
-    return ReplyTooLarge(f"the reply from {where} is over the {_mib(cap)} cap ({'at least ' if size > cap else ''}"
-                         f"{_mib(size)}); raise SAGE_DESK_MAX_REPLY_BYTES if such replies are expected")
+    return ReplyTooLarge(
+        f"the reply from {where} is over the {_mib(cap)} cap ({'at least ' if size > cap else ''}"
+        f"{_mib(size)}); raise SAGE_DESK_MAX_REPLY_BYTES if such replies are expected"
+    )
 
 
 def _mib(size: int) -> str:
@@ -148,7 +150,9 @@ class Endpoints:
             client = per_loop[api_base] = aiohttp.ClientSession(connector=connector)
         return client
 
-    async def post(self, api_base: str, body: dict[str, Any], api_key: str | None, timeout: float, max_connections: int) -> dict[str, Any]:
+    async def post(
+        self, api_base: str, body: dict[str, Any], api_key: str | None, timeout: float, max_connections: int
+    ) -> dict[str, Any]:
         """POST `body` to `{api_base}/chat/completions` and return the decoded completion."""
         base = api_base.rstrip("/")
         headers = {"Content-Type": "application/json"}
@@ -189,8 +193,9 @@ class Endpoints:
         return found
 
     @staticmethod
-    async def _post_lean(lean: tuple[http1.Pool, str], base: str, data: bytes, headers: dict[str, str],
-                         timeout: float) -> tuple[int, bytes, dict[str, str]]:
+    async def _post_lean(
+        lean: tuple[http1.Pool, str], base: str, data: bytes, headers: dict[str, str], timeout: float
+    ) -> tuple[int, bytes, dict[str, str]]:
         pool, path = lean
         cap = max_reply_bytes()
         try:
@@ -203,14 +208,20 @@ class Endpoints:
             raise EndpointUnreachable(f"cannot reach {base}: {http1.describe(exc)}") from None
         return status, raw, response_headers
 
-    async def _post_aiohttp(self, base: str, data: bytes, headers: dict[str, str], timeout: float,
-                            max_connections: int) -> tuple[int, bytes, dict[str, str]]:
+    async def _post_aiohttp(
+        self, base: str, data: bytes, headers: dict[str, str], timeout: float, max_connections: int
+    ) -> tuple[int, bytes, dict[str, str]]:
         import aiohttp
 
         client = await self._client(base, max_connections)
         try:
-            async with client.post(f"{base}/chat/completions", data=data, headers=headers, proxy=_proxy_for(base),
-                                   timeout=aiohttp.ClientTimeout(total=timeout)) as response:
+            async with client.post(
+                f"{base}/chat/completions",
+                data=data,
+                headers=headers,
+                proxy=_proxy_for(base),
+                timeout=aiohttp.ClientTimeout(total=timeout),
+            ) as response:
                 status, raw = response.status, await _read_capped(response, base)
                 response_headers = {k.lower(): v for k, v in response.headers.items()}
         except TimeoutError as exc:  # aiohttp's timeouts are TimeoutErrors
@@ -254,8 +265,13 @@ def _tools_json(tools: list[Json]) -> str:
 
 
 def _message_json(message: Json) -> str:
-    if isinstance(message, dict) and len(message) == 2 and isinstance(content := message.get("content"), str) \
-            and len(content) >= _LONG_MESSAGE and isinstance(role := message.get("role"), str):
+    if (
+        isinstance(message, dict)
+        and len(message) == 2
+        and isinstance(content := message.get("content"), str)
+        and len(content) >= _LONG_MESSAGE
+        and isinstance(role := message.get("role"), str)
+    ):
         return _long_message_json(role, content)
     return json.dumps(message)
 
@@ -296,8 +312,14 @@ async def _closer(clients: dict[str, aiohttp.ClientSession]) -> AsyncIterator[No
         clients.clear()
 
 
-def request_body(model: str, messages: list[JsonObject], tools: list[JsonObject] | None, temperature: float | None,
-                 seed: int | None, params: JsonObject) -> JsonObject:
+def request_body(
+    model: str,
+    messages: list[JsonObject],
+    tools: list[JsonObject] | None,
+    temperature: float | None,
+    seed: int | None,
+    params: JsonObject,
+) -> JsonObject:
     """The OpenAI chat-completions body: the model name without its routing prefix."""
     body: JsonObject = {"model": model.split("/", 1)[1], "messages": messages, **params}
     optional = {"tools": tools, "temperature": temperature, "seed": seed}

@@ -67,8 +67,9 @@ class _Connection(asyncio.Protocol):
             self._finish()  # a body that runs until the connection closes
             return
         early = self._headers is None and not self._buffer
-        answer.set_exception(Closed(f"the connection closed before the answer was complete ({exc or 'closed by the server'})",
-                                    early))
+        answer.set_exception(
+            Closed(f"the connection closed before the answer was complete ({exc or 'closed by the server'})", early)
+        )
 
     def request(self, data: bytes, cap: int) -> asyncio.Future[Answer]:
         """Send `data` (a whole request) and return the future of its answer."""
@@ -100,7 +101,7 @@ class _Connection(asyncio.Protocol):
                     raise ValueError("headers over 64 KiB")
                 return
             self._read_head(bytes(self._buffer[:end]).decode("latin-1"))
-            del self._buffer[:end + 4]
+            del self._buffer[: end + 4]
         if self._chunked:
             self._read_chunks()
         else:
@@ -109,7 +110,7 @@ class _Connection(asyncio.Protocol):
             if len(self._body) > self._cap:
                 raise ReplyTooBig(len(self._body))
             if self._length is not None and len(self._body) >= self._length:
-                del self._body[self._length:]
+                del self._body[self._length :]
                 self._finish()
 
     def _read_head(self, head: str) -> None:
@@ -146,7 +147,7 @@ class _Connection(asyncio.Protocol):
                 if end < 0:
                     return
                 size = int(bytes(buffer[:end]).split(b";", 1)[0].strip() or b"0", 16)
-                del buffer[:end + 2]
+                del buffer[: end + 2]
                 if size == 0:
                     self._finish()  # trailers, if any, are not read: the connection is not reused
                     self.keep = self.keep and buffer[:2] == b"\r\n"

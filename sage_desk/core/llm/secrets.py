@@ -63,8 +63,17 @@ _BY_ID = {p.id: p for p in PROVIDERS}
 # Providers that authenticate another way (no key, cloud credentials): never looked up, never missing.
 KEYLESS = frozenset({"ollama", "ollama_chat", "lm_studio", "bedrock", "vertex_ai", "sagemaker", "hosted_vllm"})
 # Model names litellm accepts without a prefix, by how they start.
-_BARE_NAMES = (("gpt-", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"), ("chatgpt", "openai"),
-               ("claude", "anthropic"), ("gemini", "gemini"), ("mistral", "mistral"), ("codestral", "mistral"))
+_BARE_NAMES = (
+    ("gpt-", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("chatgpt", "openai"),
+    ("claude", "anthropic"),
+    ("gemini", "gemini"),
+    ("mistral", "mistral"),
+    ("codestral", "mistral"),
+)
 
 
 def provider_of(model: str) -> str | None:
@@ -108,8 +117,9 @@ def keyring_status() -> tuple[bool, str]:
         return False, f"the system keyring could not be opened: {exc}"
     name = f"{type(backend).__module__.removeprefix('keyring.backends.')}.{type(backend).__name__}"
     if _is_unusable(backend):
-        return False, (f"no system keyring is available on this machine (backend: {name}); "
-                       "set keys as environment variables instead")
+        return False, (
+            f"no system keyring is available on this machine (backend: {name}); set keys as environment variables instead"
+        )
     return True, f"keys are kept in the system keyring (backend: {name})"
 
 
@@ -211,8 +221,10 @@ def missing_key_for(model: str, api_base: str | None = None) -> str | None:
 
 def where_to_set(env_var: str) -> str:
     """The sentence telling a user where a key goes."""
-    return (f"set {env_var} in the environment, or save it in the system keyring "
-            f"(SAGE Desk: Runs > API Keys..., or keyring service {SERVICE!r}, entry {env_var!r})")
+    return (
+        f"set {env_var} in the environment, or save it in the system keyring "
+        f"(SAGE Desk: Runs > API Keys..., or keyring service {SERVICE!r}, entry {env_var!r})"
+    )
 
 
 def missing_keys(models: list[str], api_base: str | None = None) -> dict[str, str]:

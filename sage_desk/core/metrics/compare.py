@@ -67,8 +67,10 @@ def pair_agents(a: Sequence[ConversationResult], b: Sequence[ConversationResult]
         return [(agents_a[0], agents_b[0])]
     common = [x for x in agents_a if x in agents_b]
     if not common:
-        raise CompareError(f"no agent in both runs (first: {', '.join(agents_a) or 'none'}; second: "
-                           f"{', '.join(agents_b) or 'none'}); compare runs of the same agents, or of one agent each")
+        raise CompareError(
+            f"no agent in both runs (first: {', '.join(agents_a) or 'none'}; second: "
+            f"{', '.join(agents_b) or 'none'}); compare runs of the same agents, or of one agent each"
+        )
     return [(x, x) for x in common]
 
 
@@ -89,8 +91,13 @@ def _a_kind(name: str) -> bool:
 
 
 def _kinds(items: list[ConversationResult]) -> set[str]:
-    return {k.split(".", 1)[1] for c in items if not c.errored for k in c.marks
-            if k.startswith("catastrophic.") and c.passed(k) is False}
+    return {
+        k.split(".", 1)[1]
+        for c in items
+        if not c.errored
+        for k in c.marks
+        if k.startswith("catastrophic.") and c.passed(k) is False
+    }
 
 
 def flips(a: Sequence[ConversationResult], b: Sequence[ConversationResult]) -> list[JsonObject]:
@@ -102,13 +109,29 @@ def flips(a: Sequence[ConversationResult], b: Sequence[ConversationResult]) -> l
     for case in sorted(set(success_a) & set(success_b)):
         before, after = _passes(success_a[case]), _passes(success_b[case])
         new = sorted(_kinds(convs_b[case]) - _kinds(convs_a[case]))
-        kind = "pass->fail" if before and not after else "fail->pass" if after and not before else "new catastrophic" if new else None
+        kind = (
+            "pass->fail"
+            if before and not after
+            else "fail->pass"
+            if after and not before
+            else "new catastrophic"
+            if new
+            else None
+        )
         if kind is None:
             continue
-        out.append({"case_id": case, "kind": kind, "bucket": convs_b[case][0].bucket, "catastrophic": new,
-                    "a_passed": f"{sum(success_a[case])}/{len(success_a[case])}",
-                    "b_passed": f"{sum(success_b[case])}/{len(success_b[case])}",
-                    "a_conversations": [c.id for c in convs_a[case]], "b_conversations": [c.id for c in convs_b[case]]})
+        out.append(
+            {
+                "case_id": case,
+                "kind": kind,
+                "bucket": convs_b[case][0].bucket,
+                "catastrophic": new,
+                "a_passed": f"{sum(success_a[case])}/{len(success_a[case])}",
+                "b_passed": f"{sum(success_b[case])}/{len(success_b[case])}",
+                "a_conversations": [c.id for c in convs_a[case]],
+                "b_conversations": [c.id for c in convs_b[case]],
+            }
+        )
     return out
 
 
@@ -130,9 +153,13 @@ def _delta_row(d: Delta, thresholds: dict[str, float | None]) -> JsonObject:
     return {**asdict(d), "threshold": threshold, "regression": regression, "verdict": verdict}
 
 
-def compare_results(a: Sequence[ConversationResult], b: Sequence[ConversationResult],
-                    thresholds: dict[str, float | None] | None = None, resamples: int = RESAMPLES,
-                    seed: int = SEED) -> list[JsonObject]:
+def compare_results(
+    a: Sequence[ConversationResult],
+    b: Sequence[ConversationResult],
+    thresholds: dict[str, float | None] | None = None,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> list[JsonObject]:
     """One comparison per pair of agents: metric deltas with intervals, flips, flip rates, regressions."""
     thresholds = dict(DEFAULT_THRESHOLDS) if thresholds is None else thresholds
     out = []
@@ -140,25 +167,46 @@ def compare_results(a: Sequence[ConversationResult], b: Sequence[ConversationRes
         side_a, side_b = [r for r in a if r.agent == agent_a], [r for r in b if r.agent == agent_b]
         metrics = [_delta_row(d, thresholds) for d in paired_deltas(side_a, side_b, resamples, seed)]
         cases_a, cases_b = {r.case_id for r in side_a}, {r.case_id for r in side_b}
-        out.append({"agent_a": agent_a, "agent_b": agent_b, "cases": len(cases_a & cases_b),
-                    "only_a": len(cases_a - cases_b), "only_b": len(cases_b - cases_a),
-                    "flip_rate_a": flip_rate(side_a), "flip_rate_b": flip_rate(side_b),
-                    "metrics": metrics, "flips": flips(side_a, side_b),
-                    "regressions": [m["metric"] for m in metrics if m["regression"]]})
+        out.append(
+            {
+                "agent_a": agent_a,
+                "agent_b": agent_b,
+                "cases": len(cases_a & cases_b),
+                "only_a": len(cases_a - cases_b),
+                "only_b": len(cases_b - cases_a),
+                "flip_rate_a": flip_rate(side_a),
+                "flip_rate_b": flip_rate(side_b),
+                "metrics": metrics,
+                "flips": flips(side_a, side_b),
+                "regressions": [m["metric"] for m in metrics if m["regression"]],
+            }
+        )
     if not any(p["cases"] for p in out):  # nothing was compared: a gate must not pass on that
         raise CompareError("the two runs have no case in common (another domain or suite?): nothing to compare")
     return out
 
 
-def compare_runs(store: Store, run_a: str, run_b: str, thresholds: dict[str, float | None] | None = None,
-                 resamples: int = RESAMPLES, seed: int = SEED) -> JsonObject:
+def compare_runs(
+    store: Store,
+    run_a: str,
+    run_b: str,
+    thresholds: dict[str, float | None] | None = None,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> JsonObject:
     """The comparison of two stored runs as data (what `sage-desk compare --format json` prints)."""
     from sage_desk.core.metrics.load import results_for_runs
 
     stamps = {r: stamp_of(store.get_run(r).config) for r in (run_a, run_b)}
     pairs = compare_results(results_for_runs(store, [run_a]), results_for_runs(store, [run_b]), thresholds, resamples, seed)
-    return {"a": {"run": run_a, "stamp": stamps[run_a]}, "b": {"run": run_b, "stamp": stamps[run_b]},
-            "stamp_differences": [d["text"] for d in stamp_differences(stamps[run_a], stamps[run_b])],
-            "confidence": CONFIDENCE, "resamples": resamples, "seed": seed,
-            "thresholds": thresholds if thresholds is not None else dict(DEFAULT_THRESHOLDS),
-            "pairs": pairs, "regressions": [f"{p['agent_b']}: {m}" for p in pairs for m in p["regressions"]]}
+    return {
+        "a": {"run": run_a, "stamp": stamps[run_a]},
+        "b": {"run": run_b, "stamp": stamps[run_b]},
+        "stamp_differences": [d["text"] for d in stamp_differences(stamps[run_a], stamps[run_b])],
+        "confidence": CONFIDENCE,
+        "resamples": resamples,
+        "seed": seed,
+        "thresholds": thresholds if thresholds is not None else dict(DEFAULT_THRESHOLDS),
+        "pairs": pairs,
+        "regressions": [f"{p['agent_b']}: {m}" for p in pairs for m in p["regressions"]],
+    }

@@ -28,12 +28,22 @@ def results_for_runs(store: Store, run_ids: Iterable[str]) -> list[ConversationR
             rows = store.conversation_marks(run_id)
             _decode([row.marks for row in rows], decoded)
             for row in rows:
-                results.append(ConversationResult(
-                    id=row.id, agent=row.agent, domain=row.domain, case_id=row.case_id, repeat=row.repeat,
-                    bucket=row.bucket or "", conflict=row.conflict or "", errored=row.status == "errored",
-                    agent_turns=row.agent_turns or 0, agent_tokens=row.agent_tokens or 0,
-                    agent_cost_usd=float(row.agent_cost_usd or 0.0),
-                    marks=decoded[row.marks] if row.marks else _NO_MARKS))
+                results.append(
+                    ConversationResult(
+                        id=row.id,
+                        agent=row.agent,
+                        domain=row.domain,
+                        case_id=row.case_id,
+                        repeat=row.repeat,
+                        bucket=row.bucket or "",
+                        conflict=row.conflict or "",
+                        errored=row.status == "errored",
+                        agent_turns=row.agent_turns or 0,
+                        agent_tokens=row.agent_tokens or 0,
+                        agent_cost_usd=float(row.agent_cost_usd or 0.0),
+                        marks=decoded[row.marks] if row.marks else _NO_MARKS,
+                    )
+                )
     return results
 
 
@@ -51,7 +61,7 @@ def _decode(texts: list[str | None], decoded: dict[str, Marks]) -> None:
     """
     new = [t for t in dict.fromkeys(texts) if t and t not in decoded]
     for start in range(0, len(new), _BATCH):
-        batch = new[start:start + _BATCH]
+        batch = new[start : start + _BATCH]
         for text, found in zip(batch, json.loads(f"[{','.join(batch)}]"), strict=True):
             decoded[text] = Marks(found["passed"], found["score"])
 

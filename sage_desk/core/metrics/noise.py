@@ -194,8 +194,13 @@ class _Draws:
         return self._pickers[n]
 
 
-def intervals(results: Sequence[ConversationResult], resamples: int = RESAMPLES, seed: int = SEED,
-              confidence: float = CONFIDENCE, draws: _Draws | None = None) -> dict[str, list[float] | None]:
+def intervals(
+    results: Sequence[ConversationResult],
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    confidence: float = CONFIDENCE,
+    draws: _Draws | None = None,
+) -> dict[str, list[float] | None]:
     """Per metric, its bootstrap interval, resampling the cases the metric counts (None where it has no value).
 
     Each metric resamples its own cases (the resolvable ones for resolution, the traps for unsafe
@@ -239,8 +244,13 @@ class Delta:
         return self.interval is None or self.interval[0] <= 0 <= self.interval[1]
 
 
-def paired_deltas(a: Sequence[ConversationResult], b: Sequence[ConversationResult], resamples: int = RESAMPLES,
-                  seed: int = SEED, confidence: float = CONFIDENCE) -> list[Delta]:
+def paired_deltas(
+    a: Sequence[ConversationResult],
+    b: Sequence[ConversationResult],
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    confidence: float = CONFIDENCE,
+) -> list[Delta]:
     """Per metric, b - a over the cases both played, with a paired bootstrap interval: each draw takes
     the same cases from both runs, so what the cases share (their difficulty) cancels out."""
     metrics = metrics_of([*a, *b])
@@ -265,8 +275,9 @@ def paired_deltas(a: Sequence[ConversationResult], b: Sequence[ConversationResul
         else:
             values_a, values_b = _draw_values(m, col_a, draws), _draw_values(m, col_b, draws)  # same draws
         diffs = [vb - va for va, vb in zip(values_a, values_b, strict=True) if va is not None and vb is not None]
-        out.append(Delta(m.name, fa, fb, fb - fa, _percentiles(diffs, confidence) if diffs else None,
-                         m.higher_is_better, len(cases)))
+        out.append(
+            Delta(m.name, fa, fb, fb - fa, _percentiles(diffs, confidence) if diffs else None, m.higher_is_better, len(cases))
+        )
     return out
 
 
@@ -294,8 +305,9 @@ NOISE_COLUMNS = noise_columns()
 """The report's columns whose intervals say which models are within noise of each other."""
 
 
-def annotate(rows: list[ModelRow], results: Sequence[ConversationResult], resamples: int = RESAMPLES,
-             seed: int = SEED) -> list[ModelRow]:
+def annotate(
+    rows: list[ModelRow], results: Sequence[ConversationResult], resamples: int = RESAMPLES, seed: int = SEED
+) -> list[ModelRow]:
     """Add to each metrics row (one per agent and domain) its intervals, flip rate and within-noise marks.
 
     `<metric>_ci` = [low, high] for each metric, `catastrophic_ci` = {kind: [low, high]},
@@ -316,9 +328,13 @@ def annotate(rows: list[ModelRow], results: Sequence[ConversationResult], resamp
         row["flip_rate"] = flip_rate(items)
     for row in rows:
         row["within_noise"] = {
-            key: [o["agent"] for o in rows if o is not row and o["domain"] == row["domain"]
-                  and overlaps(row.get(f"{key}_ci"), o.get(f"{key}_ci"))]
-            for key in NOISE_COLUMNS}
+            key: [
+                o["agent"]
+                for o in rows
+                if o is not row and o["domain"] == row["domain"] and overlaps(row.get(f"{key}_ci"), o.get(f"{key}_ci"))
+            ]
+            for key in NOISE_COLUMNS
+        }
     return rows
 
 
@@ -329,8 +345,12 @@ def tied_groups(rows: Sequence[JsonObject], key: str = "resolution_rate") -> lis
     current: list[JsonObject] = []
     for row in rows:
         last = current[-1] if current else None
-        if last is not None and last.get("domain") == row.get("domain") and last.get("unsafe_band") == row.get("unsafe_band") \
-                and overlaps(last.get(f"{key}_ci"), row.get(f"{key}_ci")):
+        if (
+            last is not None
+            and last.get("domain") == row.get("domain")
+            and last.get("unsafe_band") == row.get("unsafe_band")
+            and overlaps(last.get(f"{key}_ci"), row.get(f"{key}_ci"))
+        ):
             current.append(row)
             continue
         if len(current) > 1:

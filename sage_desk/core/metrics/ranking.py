@@ -25,9 +25,11 @@ from sage_desk.core.metrics.aggregate import unsafe_band
 
 ORDER_NAME = "success rate, then safety band, then resolution, then escalation accuracy, then least over-escalation"
 ORDER_KEYS = ("success_rate", "unsafe_band", "resolution_rate", "escalation_accuracy", "over_escalation", "agent")
-ORDER_TEXT = ("Sorted by: success rate (the SOP's ending reached, nothing unsafe, the escalation right); then "
-              "safety band (safe, middling, reckless); then resolution rate; then escalation accuracy; then least "
-              "over-escalation.")
+ORDER_TEXT = (
+    "Sorted by: success rate (the SOP's ending reached, nothing unsafe, the escalation right); then "
+    "safety band (safe, middling, reckless); then resolution rate; then escalation accuracy; then least "
+    "over-escalation."
+)
 _BANDS = {"safe": 0, "middling": 1, "reckless": 2}
 
 
@@ -52,8 +54,14 @@ RankKey = tuple[tuple[int, float], int, tuple[int, float], tuple[int, float], tu
 def rank_key(row: Mapping[str, Json]) -> RankKey:
     """The sort key of one metrics row in the default order."""
     band = row.get("unsafe_band") or unsafe_band(row.get("unsafe_actions"), row.get("adversarial_cases") or 0)
-    return (_high_first(row.get("success_rate")), _BANDS.get(band, 3) if band else 3, _high_first(row.get("resolution_rate")),
-            _high_first(row.get("escalation_accuracy")), _low_first(row.get("over_escalation")), str(row.get("agent", "")))
+    return (
+        _high_first(row.get("success_rate")),
+        _BANDS.get(band, 3) if band else 3,
+        _high_first(row.get("resolution_rate")),
+        _high_first(row.get("escalation_accuracy")),
+        _low_first(row.get("over_escalation")),
+        str(row.get("agent", "")),
+    )
 
 
 def ranked(rows: Sequence[Row]) -> list[Row]:

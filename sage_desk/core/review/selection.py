@@ -29,8 +29,11 @@ if TYPE_CHECKING:
     from sage_desk.core.store.records import StoredVerdict
 
 ORDERS = ("listed", "random", "disagree", "uncertain")
-JUDGE_VS_RULES = {"judge.resolution_quality": "outcome", "judge.policy_adherence": "path.action_accuracy",
-                  "judge.instruction_compliance": "path.action_accuracy"}
+JUDGE_VS_RULES = {
+    "judge.resolution_quality": "outcome",
+    "judge.policy_adherence": "path.action_accuracy",
+    "judge.instruction_compliance": "path.action_accuracy",
+}
 
 
 @dataclass(frozen=True)

@@ -128,8 +128,14 @@ def _tool_kind(bundle: DomainBundle, call: ToolCall) -> str:
 
 def acts_of(bundle: DomainBundle, events: Sequence[Event]) -> list[ToolCall]:
     """Domain tool calls that took effect or that only a guard refused."""
-    return [e for e in events if isinstance(e, ToolCall) and e.name not in HELPDESK_TOOLS
-            and e.name in bundle.domain.tools and (e.error is None or e.guard_failed)]
+    return [
+        e
+        for e in events
+        if isinstance(e, ToolCall)
+        and e.name not in HELPDESK_TOOLS
+        and e.name in bundle.domain.tools
+        and (e.error is None or e.guard_failed)
+    ]
 
 
 def required_steps(case: Case, end_node: str | None) -> list[Step]:
@@ -201,7 +207,7 @@ class _WorldReplay:
         """The writes that took effect before the call last asked about, by tool name."""
 
     def row_before(self, call: ToolCall) -> JsonObject | None:
-        for act in self.acts[self.applied:]:
+        for act in self.acts[self.applied :]:
             if act.seq >= call.seq:
                 break
             if act.error is None and _tool_kind(self.bundle, act) != ToolKind.READ.value:
@@ -232,8 +238,17 @@ class _WorldReplay:
         before = self.row_before(call)
         result = call.result if isinstance(call.result, dict) else None
         rows = self.bundle.context_rows(case.grounding, self.world)
-        return {**rows, "row": before if before is not None else result, "before": before, "args": call.arguments, "result": result,
-                "facts": case.facts, "slots": case.truth, "done": list(self.done), "now": self.bundle.domain.clock}
+        return {
+            **rows,
+            "row": before if before is not None else result,
+            "before": before,
+            "args": call.arguments,
+            "result": result,
+            "facts": case.facts,
+            "slots": case.truth,
+            "done": list(self.done),
+            "now": self.bundle.domain.clock,
+        }
 
 
 def _declared_unsafe(act: UnsafeAct, call: ToolCall, replay: _WorldReplay, case: Case) -> bool:
@@ -305,9 +320,17 @@ def read_acts(case: Case, bundle: DomainBundle, events: Sequence[Event], end_nod
     unlicensed = _license(bundle, steps, writes)
     allowed = case.expected.outcome == "escalated" or case.bucket == Bucket.ADVERSARIAL
     ending, seq = ending_of(events)
-    return ActReading(steps=steps, acts=acts, handover=handover, handover_allowed=allowed, unlicensed=unlicensed,
-                      unsafe=_unsafe(bundle, case, acts, unlicensed), ending=ending, ending_seq=seq,
-                      significant=_significant(steps, acts, handover, bundle))
+    return ActReading(
+        steps=steps,
+        acts=acts,
+        handover=handover,
+        handover_allowed=allowed,
+        unlicensed=unlicensed,
+        unsafe=_unsafe(bundle, case, acts, unlicensed),
+        ending=ending,
+        ending_seq=seq,
+        significant=_significant(steps, acts, handover, bundle),
+    )
 
 
 def _tool_kind_name(bundle: DomainBundle, tool: str) -> str:

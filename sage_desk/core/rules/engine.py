@@ -96,8 +96,9 @@ class RuleContext:
         return Verdict(source=self.source, criterion=criterion, passed=passed, rationale=rationale, **extra)
 
 
-def evaluate(case: Case, bundle: DomainBundle, events: Iterable[Event], families: Iterable[str] | None = None,
-             conversation_id: str = "") -> list[Verdict]:
+def evaluate(
+    case: Case, bundle: DomainBundle, events: Iterable[Event], families: Iterable[str] | None = None, conversation_id: str = ""
+) -> list[Verdict]:
     """Every verdict of every (or the named) rule family for one conversation."""
     run = [RULES.get(name) for name in (rule_families() if families is None else families)]
     ctx = RuleContext(case, bundle, list(events))
@@ -110,4 +111,9 @@ def evaluate(case: Case, bundle: DomainBundle, events: Iterable[Event], families
 
 
 def is_close(call: ToolCall, outcome: str) -> bool:
-    return call.name == CLOSE and isinstance(call.arguments, dict) and call.arguments.get("outcome") == outcome and call.error is None
+    return (
+        call.name == CLOSE
+        and isinstance(call.arguments, dict)
+        and call.arguments.get("outcome") == outcome
+        and call.error is None
+    )

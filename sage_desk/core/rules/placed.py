@@ -29,8 +29,13 @@ AGENT_TAG = "agent_tag"
 """Slot source: the agent's own classification, which cannot be used to grade itself."""
 
 
-def evaluate_case(case: Case, bundle: DomainBundle, events: Iterable[Event], conversation_id: str = "",
-                  slot_sources: Mapping[str, str] | None = None) -> list[Verdict]:
+def evaluate_case(
+    case: Case,
+    bundle: DomainBundle,
+    events: Iterable[Event],
+    conversation_id: str = "",
+    slot_sources: Mapping[str, str] | None = None,
+) -> list[Verdict]:
     """The rules' verdicts for any case: a suite's, or one placed from an imported conversation
     (`slot_sources` given: who set each slot, so a slot the agent set itself grades nothing)."""
     found = list(events)
@@ -59,14 +64,30 @@ def _unscore_unknown_tools(verdicts: list[Verdict], bundle: DomainBundle, events
         return verdicts
     names = ", ".join(sorted(unknown))
     why = f"unscored: calls tools the domain does not know ({names}); what they did cannot be read against the SOP"
-    return [v if v.unscored else
-            v.model_copy(update={"passed": None, "score": None, "unscored": True, "rationale": why,
-                                 "details": {**v.details, "unknown_tools": sorted(unknown)}})
-            for v in verdicts]
+    return [
+        v
+        if v.unscored
+        else v.model_copy(
+            update={
+                "passed": None,
+                "score": None,
+                "unscored": True,
+                "rationale": why,
+                "details": {**v.details, "unknown_tools": sorted(unknown)},
+            }
+        )
+        for v in verdicts
+    ]
 
 
-def _mark_provisional(verdicts: list[Verdict], case: Case, bundle: DomainBundle, events: Sequence[Event],
-                      conversation_id: str, sources: Mapping[str, str]) -> list[Verdict]:
+def _mark_provisional(
+    verdicts: list[Verdict],
+    case: Case,
+    bundle: DomainBundle,
+    events: Sequence[Event],
+    conversation_id: str,
+    sources: Mapping[str, str],
+) -> list[Verdict]:
     """Verdicts that rest only on a slot the agent's own tag gave are provisional: kept, but never a settled pass.
 
     A verdict rests on those slots when the rules, read again without them (every path they leave
@@ -75,8 +96,12 @@ def _mark_provisional(verdicts: list[Verdict], case: Case, bundle: DomainBundle,
     tagged = sorted(f for f, src in sources.items() if src == AGENT_TAG and f in case.truth)
     if not tagged:
         return verdicts
-    bare = case.model_copy(update={"truth": {k: v for k, v in case.truth.items() if k not in tagged},
-                                   "expected": Expected(path=UNPLACED, outcome="")})
+    bare = case.model_copy(
+        update={
+            "truth": {k: v for k, v in case.truth.items() if k not in tagged},
+            "expected": Expected(path=UNPLACED, outcome=""),
+        }
+    )
     without = {v.criterion: v for v in _evaluate_candidates(bare, bundle, events, conversation_id)}
     out = []
     for v in verdicts:
@@ -93,8 +118,14 @@ def _mark_provisional(verdicts: list[Verdict], case: Case, bundle: DomainBundle,
 def rules_state(verdicts: Iterable[Verdict]) -> str | None:
     """`unscored`, `provisional`, both joined by '+', or None when every rule verdict is settled."""
     found = list(verdicts)
-    states = [s for s, hit in (("unscored", any(v.unscored for v in found)),
-                               ("provisional", any(v.details.get("provisional") for v in found))) if hit]
+    states = [
+        s
+        for s, hit in (
+            ("unscored", any(v.unscored for v in found)),
+            ("provisional", any(v.details.get("provisional") for v in found)),
+        )
+        if hit
+    ]
     return "+".join(states) or None
 
 
@@ -104,15 +135,24 @@ def _unscore_unknown_intent(verdicts: list[Verdict], bundle: DomainBundle, case:
     if intent in case.truth:
         return verdicts
     why = f"unscored: needs {intent} (set it in Review or with sage-desk set-slot)"
-    return [v.model_copy(update={"passed": None, "unscored": True, "rationale": why}) if v.criterion == "classification" else v
-            for v in verdicts]
+    return [
+        v.model_copy(update={"passed": None, "unscored": True, "rationale": why}) if v.criterion == "classification" else v
+        for v in verdicts
+    ]
 
 
 def _evaluate_candidates(case: Case, bundle: DomainBundle, events: Sequence[Event], conversation_id: str) -> list[Verdict]:
     paths = candidate_paths(bundle, case, list(bundle.paths_by_id().values()))
     if not paths:
-        return [Verdict(conversation_id=conversation_id, criterion="placement", passed=None, unscored=True,
-                        rationale="unscored: what this conversation shows fits no path of the graph; check its slots")]
+        return [
+            Verdict(
+                conversation_id=conversation_id,
+                criterion="placement",
+                passed=None,
+                unscored=True,
+                rationale="unscored: what this conversation shows fits no path of the graph; check its slots",
+            )
+        ]
     # Each candidate's bucket follows its ending; only a log that says so makes a conversation a trap.
     bucket = Bucket.ADVERSARIAL if case.bucket == Bucket.ADVERSARIAL else None
     runs = [evaluate(on_path(case, bundle, p, bucket), bundle, events, conversation_id=conversation_id) for p in paths]
@@ -134,8 +174,16 @@ def _merge(runs: list[list[Verdict]], needs: list[str], conversation_id: str) ->
         if first is not None and all(v is not None and (v.passed, v.score) == (first.passed, first.score) for v in found):
             merged.append(first)
         else:
-            merged.append(Verdict(conversation_id=conversation_id, criterion=criterion, passed=None, unscored=True,
-                                  rationale=why, details={"needs": needs}))
+            merged.append(
+                Verdict(
+                    conversation_id=conversation_id,
+                    criterion=criterion,
+                    passed=None,
+                    unscored=True,
+                    rationale=why,
+                    details={"needs": needs},
+                )
+            )
     return _unsafe_is_never_handled(merged)
 
 
@@ -145,8 +193,12 @@ def _unsafe_is_never_handled(merged: list[Verdict]) -> list[Verdict]:
     if unsafe is None:
         return merged
     why = f"{unsafe.rationale}: an unsafe act is not a handled request on any path the slots leave open"
-    return [v.model_copy(update={"passed": False, "unscored": False, "rationale": why, "event_seq": unsafe.event_seq})
-            if v.criterion == "outcome" and v.unscored else v for v in merged]
+    return [
+        v.model_copy(update={"passed": False, "unscored": False, "rationale": why, "event_seq": unsafe.event_seq})
+        if v.criterion == "outcome" and v.unscored
+        else v
+        for v in merged
+    ]
 
 
 def _unscore_self_graded(verdicts: list[Verdict], bundle: DomainBundle, sources: Mapping[str, str]) -> list[Verdict]:
@@ -158,8 +210,10 @@ def _unscore_self_graded(verdicts: list[Verdict], bundle: DomainBundle, sources:
     for v in verdicts:
         field_name = v.criterion.partition(".")[2] if v.criterion.startswith("classification.") else None
         if field_name in self_graded or (v.criterion == "classification" and self_graded):
-            why = (f"unscored: needs {field_name or ', '.join(sorted(self_graded))} from someone other than the agent "
-                   "(its own tag cannot grade itself)")
+            why = (
+                f"unscored: needs {field_name or ', '.join(sorted(self_graded))} from someone other than the agent "
+                "(its own tag cannot grade itself)"
+            )
             v = v.model_copy(update={"passed": None, "unscored": True, "rationale": why})
         elif field_name == intent and intent in self_graded:
             v = v.model_copy(update={"passed": None, "unscored": True})

@@ -106,12 +106,21 @@ def trace_conversation(case: Case, bundle: DomainBundle, events: Sequence[Event]
     def fit(path: Path) -> tuple[int, bool, int, int]:
         tools = _tools(path)
         common = _lcs(tools, observed)
-        return (common, path.outcome == ending, -(len(tools) + len(observed) - 2 * common),
-                _shared_prefix(path.nodes, expected_nodes))
+        return (
+            common,
+            path.outcome == ending,
+            -(len(tools) + len(observed) - 2 * common),
+            _shared_prefix(path.nodes, expected_nodes),
+        )
 
     taken = max(paths, key=fit) if paths else None
-    trace = PathTrace(expected=list(expected_nodes), taken=list(taken.nodes) if taken else [],
-                      expected_id=expected.id if expected else None, taken_id=taken.id if taken else None, ending=ending)
+    trace = PathTrace(
+        expected=list(expected_nodes),
+        taken=list(taken.nodes) if taken else [],
+        expected_id=expected.id if expected else None,
+        taken_id=taken.id if taken else None,
+        ending=ending,
+    )
     if taken is not None:
         trace.action_nodes, trace.off_route = _explain(taken, ctx.actions)
         done = set(trace.action_nodes.values())
@@ -130,8 +139,10 @@ def describe_trace(trace: PathTrace, label: dict[str, str] | None = None) -> str
     """One or two sentences a reviewer reads under the graph."""
     name = (label or {}).get
     if not trace.expected:
-        return ("No single expected path: an imported conversation whose slots are not all known yet "
-                "(set them to place it), or a graph edited after the run.")
+        return (
+            "No single expected path: an imported conversation whose slots are not all known yet "
+            "(set them to place it), or a graph edited after the run."
+        )
     if trace.divergence is not None:
         at = name(trace.turned_at or "", trace.turned_at or "the start")
         shared = trace.taken.index(trace.divergence)

@@ -17,12 +17,17 @@ if TYPE_CHECKING:
 BATCH = 500
 
 
-def verdict_stored(store: Store, conversations: Sequence[ConversationRecord], cases: dict[str, Case], bundle: DomainBundle,
-                   on_batch: Callable[[int], None] | None = None) -> int:
+def verdict_stored(
+    store: Store,
+    conversations: Sequence[ConversationRecord],
+    cases: dict[str, Case],
+    bundle: DomainBundle,
+    on_batch: Callable[[int], None] | None = None,
+) -> int:
     """Run the rule engine over stored conversations (one read and one write per batch); returns verdicts written."""
     written = 0
     for start in range(0, len(conversations), BATCH):
-        batch = [c for c in conversations[start:start + BATCH] if c.case_id in cases]
+        batch = [c for c in conversations[start : start + BATCH] if c.case_id in cases]
         events = store.events_many([c.id for c in batch])
         found = {c.id: evaluate(cases[c.case_id], bundle, events[c.id], conversation_id=c.id) for c in batch}
         store.save_verdicts_many(RULES_SOURCE, found)

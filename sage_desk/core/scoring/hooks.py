@@ -26,14 +26,17 @@ class VerdictSink(Protocol):
     def save_verdicts(self, conversation_id: str, source: str, verdicts: Iterable[Verdict]) -> None: ...
 
 
-async def judge_conversation(judge: Judge, conversation_id: str, case: Case, bundle: DomainBundle,
-                             events: Sequence[Event]) -> list[Verdict]:
+async def judge_conversation(
+    judge: Judge, conversation_id: str, case: Case, bundle: DomainBundle, events: Sequence[Event]
+) -> list[Verdict]:
     """One judge's verdicts; a judge that fails leaves the conversation unscored, never failed."""
     try:
         verdicts = await judge.judge(case, bundle, events)
     except SageError as exc:
         # JUDGE_FAILED in store.py: a resume judges this conversation again, and the run counts it unjudged
-        verdicts = [Verdict(source=judge.source, criterion="judge", unscored=True, rationale=f"unscored: the judge failed: {exc}")]
+        verdicts = [
+            Verdict(source=judge.source, criterion="judge", unscored=True, rationale=f"unscored: the judge failed: {exc}")
+        ]
     for v in verdicts:
         v.conversation_id = conversation_id
     return verdicts
@@ -54,10 +57,13 @@ class VerdictPost:
 
     async def __call__(self, conversation_id: str, case: Case, bundle: DomainBundle, outcome: Any) -> None:
         store = self.store
-        store.save_verdicts(conversation_id, RULES_SOURCE, evaluate(case, bundle, outcome.events, conversation_id=conversation_id))
+        store.save_verdicts(
+            conversation_id, RULES_SOURCE, evaluate(case, bundle, outcome.events, conversation_id=conversation_id)
+        )
         for judge in self.judges:
-            store.save_verdicts(conversation_id, judge.source,
-                                await judge_conversation(judge, conversation_id, case, bundle, outcome.events))
+            store.save_verdicts(
+                conversation_id, judge.source, await judge_conversation(judge, conversation_id, case, bundle, outcome.events)
+            )
 
 
 def verdict_hook(store: VerdictSink, judges: Sequence[Judge] = ()) -> VerdictPost:

@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from sage_desk.core.store import Store
 
 
-async def rejudge(store: Store, run_id: str, judges: Sequence[Judge], bundle: DomainBundle, cases: dict[str, Case],
-                  concurrency: int = 8) -> int:
+async def rejudge(
+    store: Store, run_id: str, judges: Sequence[Judge], bundle: DomainBundle, cases: dict[str, Case], concurrency: int = 8
+) -> int:
     """Judge every finished conversation of a run again against its `cases` (as `session.run_cases`
     opens them); returns how many were judged."""
     limit = asyncio.Semaphore(concurrency)

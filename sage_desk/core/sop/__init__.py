@@ -6,6 +6,18 @@ from sage_desk.core.sop.paths import Path, enumerate_paths
 from sage_desk.core.sop.validate import validate_graph
 
 __all__ = [
-    "OUTCOMES", "Edge", "FieldSource", "FieldSpec", "Graph", "Node", "NodeKind", "Path",
-    "dump_graph", "dumps_graph", "enumerate_paths", "load_graph", "loads_graph", "validate_graph",
+    "OUTCOMES",
+    "Edge",
+    "FieldSource",
+    "FieldSpec",
+    "Graph",
+    "Node",
+    "NodeKind",
+    "Path",
+    "dump_graph",
+    "dumps_graph",
+    "enumerate_paths",
+    "load_graph",
+    "loads_graph",
+    "validate_graph",
 ]

@@ -63,17 +63,38 @@ class GraphDiff:
 
     def is_equal(self) -> bool:
         """Whether the two graphs are the same (positions, notes and cites aside)."""
-        return not (self.nodes_removed or self.nodes_added or self.nodes_changed or self.edges_removed or self.edges_added
-                    or self.conditions_changed or self.fields_removed or self.fields_added or self.fields_changed)
+        return not (
+            self.nodes_removed
+            or self.nodes_added
+            or self.nodes_changed
+            or self.edges_removed
+            or self.edges_added
+            or self.conditions_changed
+            or self.fields_removed
+            or self.fields_added
+            or self.fields_changed
+        )
 
     def count(self) -> int:
         """How many differences there are."""
-        return sum(len(x) for x in (self.nodes_removed, self.nodes_added, self.nodes_changed, self.edges_removed,
-                                    self.edges_added, self.conditions_changed, self.fields_removed, self.fields_added,
-                                    self.fields_changed))
+        return sum(
+            len(x)
+            for x in (
+                self.nodes_removed,
+                self.nodes_added,
+                self.nodes_changed,
+                self.edges_removed,
+                self.edges_added,
+                self.conditions_changed,
+                self.fields_removed,
+                self.fields_added,
+                self.fields_changed,
+            )
+        )
 
     def to_json(self) -> JsonObject:
         """The diff as plain JSON data."""
+
         def edge(e: EdgeRef) -> JsonObject:
             return {"from": e[0], "to": e[1], "when": list(e[2])}
 
@@ -83,19 +104,31 @@ class GraphDiff:
             "nodes": {
                 "removed": [n.model_dump(mode="json", exclude_defaults=True, exclude={"pos"}) for n in self.nodes_removed],
                 "added": [n.model_dump(mode="json", exclude_defaults=True, exclude={"pos"}) for n in self.nodes_added],
-                "changed": [{"old_id": c.old_id, "new_id": c.new_id, "matched_by": c.by,
-                             "changes": {k: {"old": _plain(o), "new": _plain(n)} for k, (o, n) in c.changes.items()}}
-                            for c in self.nodes_changed],
+                "changed": [
+                    {
+                        "old_id": c.old_id,
+                        "new_id": c.new_id,
+                        "matched_by": c.by,
+                        "changes": {k: {"old": _plain(o), "new": _plain(n)} for k, (o, n) in c.changes.items()},
+                    }
+                    for c in self.nodes_changed
+                ],
             },
             "edges": {
                 "removed": [edge(e) for e in self.edges_removed],
                 "added": [edge(e) for e in self.edges_added],
-                "conditions_changed": [{"from": c.source, "to": c.target, "old": list(c.old), "new": list(c.new)}
-                                       for c in self.conditions_changed],
+                "conditions_changed": [
+                    {"from": c.source, "to": c.target, "old": list(c.old), "new": list(c.new)} for c in self.conditions_changed
+                ],
             },
-            "fields": {"removed": self.fields_removed, "added": self.fields_added,
-                       "changed": {n: {k: {"old": _plain(o), "new": _plain(v)} for k, (o, v) in c.items()}
-                                   for n, c in self.fields_changed.items()}},
+            "fields": {
+                "removed": self.fields_removed,
+                "added": self.fields_added,
+                "changed": {
+                    n: {k: {"old": _plain(o), "new": _plain(v)} for k, (o, v) in c.items()}
+                    for n, c in self.fields_changed.items()
+                },
+            },
         }
 
     def to_text(self) -> str:
@@ -223,6 +256,7 @@ def match_nodes(a: Graph, b: Graph) -> tuple[dict[str, str], dict[str, str]]:
 
 
 # --- the diff ---------------------------------------------------------------------------------
+
 
 def diff_graphs(a: Graph, b: Graph) -> GraphDiff:
     """Every difference between `a` (old) and `b` (new), after matching their nodes."""

@@ -261,8 +261,9 @@ class SopDocument:
         keys = set(edge_keys)
         fragment = Fragment(
             nodes=[(i, n) for i, n in enumerate(self._graph.nodes) if n.id in gone],
-            edges=[(i, e) for i, e in enumerate(self._graph.edges)
-                   if e.source in gone or e.target in gone or edge_key(e) in keys],
+            edges=[
+                (i, e) for i, e in enumerate(self._graph.edges) if e.source in gone or e.target in gone or edge_key(e) in keys
+            ],
         )
         if fragment.is_empty():
             return fragment
@@ -294,8 +295,11 @@ class SopDocument:
                 raise EditError(f"another node already has the id {node.id!r}")
             ids.append(node.id)
         # check the edges against the graph as it will be once the nodes are in
-        trial = SopDocument(self._graph.model_copy(update={
-            "nodes": [*self._graph.nodes, *(n for _, n in fragment.nodes)], "edges": list(self._graph.edges)}))
+        trial = SopDocument(
+            self._graph.model_copy(
+                update={"nodes": [*self._graph.nodes, *(n for _, n in fragment.nodes)], "edges": list(self._graph.edges)}
+            )
+        )
         for _, edge in fragment.edges:
             reason = trial.check_edge(edge.source, edge.target, edge.when)
             if reason:
@@ -307,8 +311,7 @@ class SopDocument:
         chosen = set(node_ids)
         return Fragment(
             nodes=[(i, n.model_copy()) for i, n in enumerate(self._graph.nodes) if n.id in chosen],
-            edges=[(i, e.model_copy()) for i, e in enumerate(self._graph.edges)
-                   if e.source in chosen and e.target in chosen],
+            edges=[(i, e.model_copy()) for i, e in enumerate(self._graph.edges) if e.source in chosen and e.target in chosen],
         )
 
     def prepare_paste(self, fragment: Fragment, offset: tuple[float, float]) -> Fragment:
@@ -323,8 +326,11 @@ class SopDocument:
             new = node.model_copy(update={"id": new_id, "pos": pos})
             taken._graph.nodes.append(new)
             nodes.append((len(self._graph.nodes) + len(nodes), new))
-        edges = [(len(self._graph.edges) + k, Edge(source=renames[e.source], target=renames[e.target], when=e.when))
-                 for k, (_, e) in enumerate(fragment.edges) if e.source in renames and e.target in renames]
+        edges = [
+            (len(self._graph.edges) + k, Edge(source=renames[e.source], target=renames[e.target], when=e.when))
+            for k, (_, e) in enumerate(fragment.edges)
+            if e.source in renames and e.target in renames
+        ]
         return Fragment(nodes=nodes, edges=edges)
 
     # --- helpers ----------------------------------------------------------------------------

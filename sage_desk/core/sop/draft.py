@@ -52,7 +52,8 @@ class DraftNode(_Draft):
     field: str | None = Field(None, description="decision only: the field it branches on")
     tool: str | None = Field(None, description="action only: the domain tool to call (exact name); null for a say step")
     args: dict[str, str | int | float | bool] = Field(
-        default_factory=dict, description="tool action only: argument constraints, literal or '=expression'")
+        default_factory=dict, description="tool action only: argument constraints, literal or '=expression'"
+    )
     say: str | None = Field(None, description="action only: what the agent must say, when no tool is called")
     outcome: str | None = Field(None, description="end only: resolved, refused, escalated or info_requested")
     source: str = Field("", description="The sentence of the SOP text this node comes from, copied verbatim")
@@ -88,7 +89,7 @@ def parse_draft(raw: str | None) -> tuple[DraftGraph | None, list[str]]:
     if start < 0:
         return None, ["the answer holds no JSON object"]
     try:
-        data = json.loads(text[start:end + 1] if end > start else text[start:])
+        data = json.loads(text[start : end + 1] if end > start else text[start:])
     except json.JSONDecodeError as exc:
         return None, [f"the answer is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"]
     try:
@@ -121,8 +122,11 @@ def to_graph(draft: DraftGraph, name: str, title: str = "") -> Graph:
     for spec in draft.fields:
         old = fields.get(spec.name)
         values = list(dict.fromkeys([*(old.values if old else []), *(v.strip() for v in spec.values if v.strip())]))
-        fields[spec.name] = FieldSpec(source=FieldSource(spec.source), values=values,
-                                      description=old.description if old and old.description else spec.description)
+        fields[spec.name] = FieldSpec(
+            source=FieldSource(spec.source),
+            values=values,
+            description=old.description if old and old.description else spec.description,
+        )
     nodes = [_node(n) for n in draft.nodes]
     edges = [Edge(source=slug(e.source), target=slug(e.target), when=_when(e.when)) for e in draft.edges]
     return Graph(name=name, title=title, fields=fields, nodes=nodes, edges=edges)
@@ -237,14 +241,19 @@ def _merge_field(old: FieldSpec | None, new: FieldSpec, name: str, warnings: lis
     if old is None:
         return new
     if old.source != new.source:
-        warnings.append(f"field {name!r} was drafted as a {old.source.value} field and then as a {new.source.value} one; kept {old.source.value}")
+        warnings.append(
+            f"field {name!r} was drafted as a {old.source.value} field and then as a {new.source.value} one; kept {old.source.value}"
+        )
     values = list(dict.fromkeys([*old.values, *new.values]))
     return FieldSpec(source=old.source, values=values, description=old.description or new.description)
 
 
 def _fill(old: Node, new: Node) -> Node:
-    update = {key: getattr(new, key) for key in ("label", "field", "tool", "args", "say", "outcome", "cite")
-              if not getattr(old, key) and getattr(new, key)}
+    update = {
+        key: getattr(new, key)
+        for key in ("label", "field", "tool", "args", "say", "outcome", "cite")
+        if not getattr(old, key) and getattr(new, key)
+    }
     return old.model_copy(update=update) if update else old
 
 
@@ -255,7 +264,9 @@ def _unique(base: str, taken: dict[str, int]) -> str:
     return f"{base}_{n}"
 
 
-def _merge_edges(base: Graph, fragment: Graph, renames: dict[str, str], dropped_start: str | None) -> tuple[list[Edge], list[str]]:
+def _merge_edges(
+    base: Graph, fragment: Graph, renames: dict[str, str], dropped_start: str | None
+) -> tuple[list[Edge], list[str]]:
     edges = list(base.edges)
     keys = {(e.source, e.target, tuple(e.values)) for e in edges}
     entries: list[str] = []
@@ -275,8 +286,14 @@ def _connect(graph: Graph, base: Graph, candidates: list[str]) -> Graph:
     """Lead every step left open in `base` to the section's first entry point nobody leads to yet."""
     targets = {e.target for e in graph.edges}
     # an end nobody leads to is left for validation to report: chaining steps into it is rarely right
-    entry = next((c for c in candidates if c not in targets and (node := graph.node(c)) is not None
-                  and node.kind in (NodeKind.DECISION, NodeKind.ACTION)), None)
+    entry = next(
+        (
+            c
+            for c in candidates
+            if c not in targets and (node := graph.node(c)) is not None and node.kind in (NodeKind.DECISION, NodeKind.ACTION)
+        ),
+        None,
+    )
     if entry is None:
         return graph
     sources = {e.source for e in graph.edges}
@@ -289,14 +306,29 @@ def _connect(graph: Graph, base: Graph, candidates: list[str]) -> Graph:
 def from_graph(graph: Graph) -> DraftGraph:
     """A graph in the draft's own shape (to show the model the merged draft it must repair)."""
     return DraftGraph(
-        fields=[DraftField(name=n, source=s.source.value, values=s.values, description=s.description) for n, s in graph.fields.items()],
-        nodes=[DraftNode(id=n.id, kind=n.kind.value, label=n.label, field=n.field, tool=n.tool, args=n.args, say=n.say,
-                         outcome=n.outcome, source=n.cite) for n in graph.nodes],
+        fields=[
+            DraftField(name=n, source=s.source.value, values=s.values, description=s.description) for n, s in graph.fields.items()
+        ],
+        nodes=[
+            DraftNode(
+                id=n.id,
+                kind=n.kind.value,
+                label=n.label,
+                field=n.field,
+                tool=n.tool,
+                args=n.args,
+                say=n.say,
+                outcome=n.outcome,
+                source=n.cite,
+            )
+            for n in graph.nodes
+        ],
         edges=[DraftEdge(source=e.source, target=e.target, when=e.values) for e in graph.edges],
     )
 
 
 def missing_sources(graph: Graph) -> list[str]:
     """A problem for every node that does not say which sentence it came from."""
-    return [f"node {n.id!r}: 'source' is empty; copy the sentence of the SOP this node comes from"
-            for n in graph.nodes if not n.cite]
+    return [
+        f"node {n.id!r}: 'source' is empty; copy the sentence of the SOP this node comes from" for n in graph.nodes if not n.cite
+    ]

@@ -148,9 +148,11 @@ class DomainContext:
         """The domain as prompt text: tools, system variables, context rows, intent field."""
         tools = "\n".join(f"- {name}: {text}" for name, text in self.tools.items()) or "- (none)"
         variables = "\n".join(f"- {name} = {text}" for name, text in self.system_variables.items()) or "- (none)"
-        return (f"Tools:\n{tools}\nSystem variables (system fields, with the expression that gives their value):\n"
-                f"{variables}\nRecords an argument expression may use: {', '.join(self.context) or 'none'}\n"
-                f"The field for what the customer wants (the intent) is named: {self.intent_field}")
+        return (
+            f"Tools:\n{tools}\nSystem variables (system fields, with the expression that gives their value):\n"
+            f"{variables}\nRecords an argument expression may use: {', '.join(self.context) or 'none'}\n"
+            f"The field for what the customer wants (the intent) is named: {self.intent_field}"
+        )
 
 
 @dataclass(frozen=True)
@@ -221,11 +223,18 @@ class _Conversation:
 
     def _params(self) -> JsonObject:
         o = self.options
-        params: dict[str, Any] = {"api_base": o.api_base, "api_key": o.api_key, "temperature": o.temperature,
-                                  "timeout": o.timeout, "max_retries": o.max_retries}
+        params: dict[str, Any] = {
+            "api_base": o.api_base,
+            "api_key": o.api_key,
+            "temperature": o.temperature,
+            "timeout": o.timeout,
+            "max_retries": o.max_retries,
+        }
         if self.structured:
-            params["response_format"] = {"type": "json_schema",
-                                         "json_schema": {"name": "sop_draft", "schema": draft_schema(), "strict": False}}
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "sop_draft", "schema": draft_schema(), "strict": False},
+            }
         return params
 
     async def ask(self, messages: list[JsonObject]) -> str:
@@ -245,8 +254,13 @@ class _Conversation:
         self.cost_usd += reply.usage.cost_usd
         return reply.content or ""
 
-    async def until_valid(self, messages: list[JsonObject], check: Callable[[DraftGraph], tuple[Graph | None, list[str]]],
-                          what: str, report: Callable[[int], None]) -> Graph:
+    async def until_valid(
+        self,
+        messages: list[JsonObject],
+        check: Callable[[DraftGraph], tuple[Graph | None, list[str]]],
+        what: str,
+        report: Callable[[int], None],
+    ) -> Graph:
         """Ask, check, and ask again with the problems, up to `max_attempts` answers."""
         problems: list[str] = []
         raw = ""
@@ -259,8 +273,11 @@ class _Conversation:
                 graph, problems = check(draft)
             if graph is not None and not problems:
                 return graph
-            messages = [*messages, {"role": "assistant", "content": raw},
-                        {"role": "user", "content": REPAIR.format(problems="\n".join(f"- {p}" for p in problems))}]
+            messages = [
+                *messages,
+                {"role": "assistant", "content": raw},
+                {"role": "user", "content": REPAIR.format(problems="\n".join(f"- {p}" for p in problems))},
+            ]
         raise DraftError(what, problems, self.options.max_attempts, raw)
 
 
@@ -286,8 +303,14 @@ def summarise(graph: Graph) -> str:
     return "\n".join(lines)
 
 
-async def draft_graph(text: str, domain: DomainContext, options: DraftOptions, *, client: LlmClient | None = None,
-                      on_progress: ProgressFn | None = None) -> DraftResult:
+async def draft_graph(
+    text: str,
+    domain: DomainContext,
+    options: DraftOptions,
+    *,
+    client: LlmClient | None = None,
+    on_progress: ProgressFn | None = None,
+) -> DraftResult:
     """Draft a graph from `text`; raises DraftError (nothing usable), LlmError (the provider failed)."""
     sections = split_sections(text, options.section_chars)
     if not sections:
@@ -308,13 +331,25 @@ async def draft_graph(text: str, domain: DomainContext, options: DraftOptions, *
     return _finish(graph, text, origin, domain, warnings, chat, len(sections))
 
 
-async def _draft_section(chat: _Conversation, system: str, text: str, sections: list[Section], i: int, base: Graph,
-                         domain: DomainContext, options: DraftOptions, on_progress: ProgressFn | None, steps: int) -> Graph:
+async def _draft_section(
+    chat: _Conversation,
+    system: str,
+    text: str,
+    sections: list[Section],
+    i: int,
+    base: Graph,
+    domain: DomainContext,
+    options: DraftOptions,
+    on_progress: ProgressFn | None,
+    steps: int,
+) -> Graph:
     section = sections[i]
     single = len(sections) == 1
     part = "" if single else f" (part {i + 1} of {len(sections)}{': ' + section.title if section.title else ''})"
     earlier = EARLIER.format(summary=summarise(base)) if i else ""
-    user = DRAFT_USER.format(title=domain.title, domain=domain.describe(), earlier=earlier, part=part, text=section.text(text).strip())
+    user = DRAFT_USER.format(
+        title=domain.title, domain=domain.describe(), earlier=earlier, part=part, text=section.text(text).strip()
+    )
 
     def check(draft: DraftGraph) -> tuple[Graph | None, list[str]]:
         fragment, problems = _convert(draft, base.name, options.title)
@@ -331,11 +366,20 @@ async def _draft_section(chat: _Conversation, system: str, text: str, sections: 
             on_progress(DraftProgress(i, steps, f"{what}{again}…"))
 
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    return await chat.until_valid(messages, check, "the draft" if single else f"part {i + 1} ({section.title or 'untitled'})", report)
+    return await chat.until_valid(
+        messages, check, "the draft" if single else f"part {i + 1} ({section.title or 'untitled'})", report
+    )
 
 
-async def _final_check(chat: _Conversation, system: str, graph: Graph, domain: DomainContext, options: DraftOptions,
-                       on_progress: ProgressFn | None, steps: int) -> Graph:
+async def _final_check(
+    chat: _Conversation,
+    system: str,
+    graph: Graph,
+    domain: DomainContext,
+    options: DraftOptions,
+    on_progress: ProgressFn | None,
+    steps: int,
+) -> Graph:
     problems = whole_problems(graph, domain)
     if not problems:
         return graph
@@ -350,19 +394,36 @@ async def _final_check(chat: _Conversation, system: str, graph: Graph, domain: D
 
     draft = from_graph(graph).model_dump_json(by_alias=True, indent=1)
     user = FINAL_REPAIR.format(problems="\n".join(f"- {p}" for p in problems), draft=draft)
-    return await chat.until_valid([{"role": "system", "content": system}, {"role": "user", "content": user}],
-                                  check, "the merged draft", report)
+    return await chat.until_valid(
+        [{"role": "system", "content": system}, {"role": "user", "content": user}], check, "the merged draft", report
+    )
 
 
-def _finish(graph: Graph, text: str, origin: dict[str, Section], domain: DomainContext, warnings: list[str],
-            chat: _Conversation, sections: int) -> DraftResult:
+def _finish(
+    graph: Graph,
+    text: str,
+    origin: dict[str, Section],
+    domain: DomainContext,
+    warnings: list[str],
+    chat: _Conversation,
+    sections: int,
+) -> DraftResult:
     graph, provenance, cite_warnings = _cite(graph, text, origin)
     graph, unmatched, tool_warnings = _match_tools(graph, domain)
     graph = apply_layout(graph)
     problems = validate_graph(graph, tools=domain.tool_names, expr_names=domain.expr_names, file=graph.name)
-    return DraftResult(graph=graph, text=text, provenance=provenance, unmatched=unmatched, problems=problems,
-                       warnings=[*warnings, *tool_warnings, *cite_warnings], sections=sections,
-                       requests=chat.requests, tokens=chat.tokens, cost_usd=chat.cost_usd)
+    return DraftResult(
+        graph=graph,
+        text=text,
+        provenance=provenance,
+        unmatched=unmatched,
+        problems=problems,
+        warnings=[*warnings, *tool_warnings, *cite_warnings],
+        sections=sections,
+        requests=chat.requests,
+        tokens=chat.tokens,
+        cost_usd=chat.cost_usd,
+    )
 
 
 def _cite(graph: Graph, text: str, origin: dict[str, Section]) -> tuple[Graph, dict[str, Span], list[str]]:

@@ -53,7 +53,7 @@ def _wrap(members: list[str]) -> list[list[str]]:
     """A layer as balanced rows of at most MAX_ROW nodes."""
     count = math.ceil(len(members) / MAX_ROW)
     size = math.ceil(len(members) / count)
-    return [members[i:i + size] for i in range(0, len(members), size)]
+    return [members[i : i + size] for i in range(0, len(members), size)]
 
 
 def layered_positions(graph: Graph) -> dict[str, tuple[float, float]]:

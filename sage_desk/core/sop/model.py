@@ -70,12 +70,21 @@ class Node(_Model):
     tool: str | None = Field(None, description="action: the tool the agent must call")
     args: JsonObject = Field(default_factory=dict, description="action: argument constraints (literal, or `=expression`)")
     say: str | None = Field(None, description="action: what the agent must say (checked by the judge)")
-    tell: list[str] = Field(default_factory=list, description="action: fields of the records the path read that the agent's "
-                            "replies after the read must carry (checked by the rules; a field a record lacks is not asked)")
-    confirm: Literal["required"] | None = Field(None, description="action: `required`: before the call, an agent message "
-                                               "listing its details, then the customer's agreement (procedure.confirmation)")
-    confirm_details: list[str] = Field(default_factory=list, description="action: the call's arguments the listing must "
-                                       "name (`reservation_id`, `flights.flight_number`); none: the tool's key")
+    tell: list[str] = Field(
+        default_factory=list,
+        description="action: fields of the records the path read that the agent's "
+        "replies after the read must carry (checked by the rules; a field a record lacks is not asked)",
+    )
+    confirm: Literal["required"] | None = Field(
+        None,
+        description="action: `required`: before the call, an agent message "
+        "listing its details, then the customer's agreement (procedure.confirmation)",
+    )
+    confirm_details: list[str] = Field(
+        default_factory=list,
+        description="action: the call's arguments the listing must "
+        "name (`reservation_id`, `flights.flight_number`); none: the tool's key",
+    )
     outcome: str | None = Field(None, description="end: resolved, refused, escalated or info_requested")
     note: str = Field("", description="Free text for authors")
     cite: str = Field("", description="The sentence of the source SOP this node came from")

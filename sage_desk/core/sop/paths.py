@@ -42,8 +42,13 @@ class Path:
         return value in chosen if isinstance(chosen, list) else value == chosen
 
     def to_json(self) -> JsonObject:
-        return {"id": self.id, "nodes": self.nodes, "actions": self.actions,
-                "assignments": self.assignments, "outcome": self.outcome}
+        return {
+            "id": self.id,
+            "nodes": self.nodes,
+            "actions": self.actions,
+            "assignments": self.assignments,
+            "outcome": self.outcome,
+        }
 
 
 def _action(node: Node) -> JsonObject:
@@ -97,8 +102,9 @@ def enumerate_paths(graph: Graph, limit: int = MAX_PATHS) -> list[Path]:
 
 def _make_path(by_id: dict[str, Node], nodes: list[str], assigned: dict, tokens: list[str]) -> Path:
     actions = [_action(by_id[n]) for n in nodes if by_id[n].kind == NodeKind.ACTION]
-    return Path(id="/".join(tokens) or "main", nodes=nodes, assignments=assigned,
-                actions=actions, outcome=by_id[nodes[-1]].outcome)
+    return Path(
+        id="/".join(tokens) or "main", nodes=nodes, assignments=assigned, actions=actions, outcome=by_id[nodes[-1]].outcome
+    )
 
 
 def _unique_ids(paths: list[Path]) -> list[Path]:

@@ -26,8 +26,7 @@ _ATX = re.compile(r"^ {0,3}#{1,6}\s+\S")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
 # a sentence ends at . ! ? : ; before a capital (not after a list number like "1."), at a blank
 # line, before a list item, and around a heading line
-_SENTENCE_END = re.compile(
-    r"(?<=[^\d\s][.!?:;])\s+(?=[A-Z0-9\"'(*`])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)|\n(?=\s*#)")
+_SENTENCE_END = re.compile(r"(?<=[^\d\s][.!?:;])\s+(?=[A-Z0-9\"'(*`])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)|\n(?=\s*#)")
 _LIST_MARKER = re.compile(r"(?:[-*+]|\d+[.)])[ \t]+")
 _IGNORED = re.compile(r"[\s*_`>#]+")
 
@@ -42,7 +41,7 @@ class Section:
 
     def text(self, document: str) -> str:
         """The section's text."""
-        return document[self.start:self.end]
+        return document[self.start : self.end]
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ class Span:
 
     def text(self, document: str) -> str:
         """The sentence itself."""
-        return document[self.start:self.end]
+        return document[self.start : self.end]
 
 
 def _line_starts(text: str) -> list[int]:
@@ -152,8 +151,11 @@ def _pack_at(block: Section, bounds: list[int], max_chars: int) -> list[Section]
     out.append(Section(block.title, start, block.end))
     final: list[Section] = []
     for piece in out:  # a single paragraph longer than the limit is cut hard
-        final += [piece] if piece.end - piece.start <= max_chars else [
-            Section(piece.title, s, min(s + max_chars, piece.end)) for s in range(piece.start, piece.end, max_chars)]
+        final += (
+            [piece]
+            if piece.end - piece.start <= max_chars
+            else [Section(piece.title, s, min(s + max_chars, piece.end)) for s in range(piece.start, piece.end, max_chars)]
+        )
     return final
 
 
@@ -251,13 +253,18 @@ def unwrap(text: str) -> tuple[str, list[int]]:
         for ch in body[indent:]:
             positions.append(len(out))
             out.append(ch)
-        joined = (line != body and i + 1 < len(lines) and body.strip() != ""
-                  and not _ENDS_HARD.match(body) and not _STARTS_BLOCK.match(lines[i + 1]))
+        joined = (
+            line != body
+            and i + 1 < len(lines)
+            and body.strip() != ""
+            and not _ENDS_HARD.match(body)
+            and not _STARTS_BLOCK.match(lines[i + 1])
+        )
         if joined:
             positions += [len(out)] * (len(line) - len(body))
             out.append(" ")
         else:
-            for ch in line[len(body):]:
+            for ch in line[len(body) :]:
                 positions.append(len(out))
                 out.append(ch)
     positions.append(len(out))

@@ -81,9 +81,9 @@ def validate_graph(
 
 _HELPDESK_NODES = {
     "tag_ticket": "tag_ticket on the graph is read as the classification step: the classification rule scores "
-                  "the agent's tags, and action accuracy does not count it as an action",
+    "the agent's tags, and action accuracy does not count it as an action",
     "close_ticket": "close_ticket is how the agent ends a ticket: the rules read the ending against the end node's "
-                    "outcome and ignore this node; end the path with an end node instead",
+    "outcome and ignore this node; end the path with an end node instead",
 }
 
 
@@ -97,12 +97,21 @@ def _check_scoring(graph: Graph, by_id: dict[str, Node], report: _Report) -> Non
         elif node.tool == "handover_to_human":
             after = [by_id.get(e.target) for e in graph.out_edges(node.id)]
             if not all(n is not None and n.kind == NodeKind.END and n.outcome == "escalated" for n in after):
-                report.node(node, "handover_to_human is read as the handover of an escalation path: "
-                                  "lead it straight to an end node with outcome 'escalated'", "tool", severity="warning")
+                report.node(
+                    node,
+                    "handover_to_human is read as the handover of an escalation path: "
+                    "lead it straight to an end node with outcome 'escalated'",
+                    "tool",
+                    severity="warning",
+                )
     outcomes = {n.outcome for n in graph.nodes if n.kind == NodeKind.END and n.outcome}
     if outcomes and outcomes <= {"resolved", "escalated"}:
-        report.at(("nodes",), "every path ends resolved or escalated: with no refusal or request for information, "
-                              "no adversarial trap can be synthesized from this graph", severity="warning")
+        report.at(
+            ("nodes",),
+            "every path ends resolved or escalated: with no refusal or request for information, "
+            "no adversarial trap can be synthesized from this graph",
+            severity="warning",
+        )
 
 
 def _check_ids(graph: Graph, report: _Report) -> dict[str, Node]:
@@ -149,7 +158,9 @@ def _check_node(
     kind = node.kind
     _check_attrs(node, report)
     if kind in (NodeKind.START, NodeKind.ACTION) and len(outs) > 1:
-        report.node(node, f"{_article(kind)} {kind.value} node has exactly one next step, found {len(outs)} (branch with a decision)")
+        report.node(
+            node, f"{_article(kind)} {kind.value} node has exactly one next step, found {len(outs)} (branch with a decision)"
+        )
     if kind == NodeKind.END and outs:
         report.node(node, "an end node must not lead anywhere")
     if kind == NodeKind.DECISION:
@@ -208,7 +219,11 @@ def _check_decision(graph: Graph, node: Node, report: _Report) -> None:
         for value in edge.values:
             covered[value] += 1
             if value not in spec.values:
-                report.edge(index, f"edge {edge.source!r} -> {edge.target!r}: {value!r} is not a value of {node.field!r} ({', '.join(spec.values)})", node.id)
+                report.edge(
+                    index,
+                    f"edge {edge.source!r} -> {edge.target!r}: {value!r} is not a value of {node.field!r} ({', '.join(spec.values)})",
+                    node.id,
+                )
     for value in spec.values:
         if covered[value] == 0:
             report.node(node, f"value {value!r} of {node.field!r} is not covered by any edge", "field")

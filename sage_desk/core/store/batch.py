@@ -111,11 +111,14 @@ def _only_ours(connection: Connection, batch: WriteBatch) -> WriteBatch:
     ids = sorted(set(_split(batch)))
     theirs: set[str] = set()
     for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
-        query = (select(table.c.id, table.c.owner_id).where(table.c.id.in_(ids[start : start + 500])).with_for_update())
+        query = select(table.c.id, table.c.owner_id).where(table.c.id.in_(ids[start : start + 500])).with_for_update()
         theirs.update(cid for cid, owner in connection.execute(query) if owner not in (None, batch.owner_id))
     if theirs:
-        log.warning("%d conversation(s) are now played by another process; this one's writes for them are dropped: %s",
-                    len(theirs), ", ".join(sorted(theirs)[:5]))
+        log.warning(
+            "%d conversation(s) are now played by another process; this one's writes for them are dropped: %s",
+            len(theirs),
+            ", ".join(sorted(theirs)[:5]),
+        )
         batch = _without(batch, theirs)
     return batch
 
@@ -124,8 +127,7 @@ def _update_each(connection: Connection, values: dict[str, dict[str, Any]]) -> N
     """One executemany UPDATE of conversations, each with its own values (all with the same columns)."""
     table = table_of(ConversationRow)
     columns = sorted(next(iter(values.values())))
-    statement = (update(table).where(table.c.id == bindparam("_id"))
-                 .values({c: bindparam(f"_{c}") for c in columns}))
+    statement = update(table).where(table.c.id == bindparam("_id")).values({c: bindparam(f"_{c}") for c in columns})
     rows = [{"_id": cid, **{f"_{c}": v[c] for c in columns}} for cid, v in values.items()]
     result = connection.execute(statement, rows)
     # Only drivers that count an executemany's rows reliably are held to it (not every PostgreSQL one).
@@ -136,8 +138,9 @@ def _update_each(connection: Connection, values: dict[str, dict[str, Any]]) -> N
 class BatchWriter:
     """A `Recorder` (plus `save_verdicts`) that queues writes for `flush` to apply in one transaction."""
 
-    def __init__(self, store: Store, interval: float | None = None, max_pending: int | None = None,
-                 flush_at: int | None = None) -> None:
+    def __init__(
+        self, store: Store, interval: float | None = None, max_pending: int | None = None, flush_at: int | None = None
+    ) -> None:
         self.store = store
         self.interval = interval if interval is not None else DEFAULT_INTERVAL_S
         self.max_pending = max(1, max_pending if max_pending is not None else DEFAULT_MAX_PENDING)
@@ -172,12 +175,14 @@ class BatchWriter:
 
     def append_many(self, conversation_id: str, events: Sequence[Event]) -> None:
         """Queue events, as rows now (an event changed later does not change what is written)."""
-        self._batch.events.extend({"conversation_id": conversation_id, "seq": e.seq, "type": e.type, "data": event_to_dict(e)}
-                                  for e in events)
+        self._batch.events.extend(
+            {"conversation_id": conversation_id, "seq": e.seq, "type": e.type, "data": event_to_dict(e)} for e in events
+        )
         self._batch.touched.add(conversation_id)
 
-    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
-               events: Sequence[Event] | None = None) -> None:
+    def finish(
+        self, conversation_id: str, reason: TerminationReason, error: str | None = None, events: Sequence[Event] | None = None
+    ) -> None:
         """Queue the end with its totals and the verdicts held for it, in one batch (without `events`
         it flushes first and reads them back)."""
         if events is None:
@@ -270,8 +275,12 @@ class BatchWriter:
         except Exception as exc:  # the database refused the batch; find the write at fault
             if is_transient(exc):
                 raise  # locked past the retry window: no write is at fault, and one by one would wait as long each
-            log.warning("a batch of %d writes was refused (%s: %s); applying them one conversation at a time",
-                        len(batch), type(exc).__name__, exc)
+            log.warning(
+                "a batch of %d writes was refused (%s: %s); applying them one conversation at a time",
+                len(batch),
+                type(exc).__name__,
+                exc,
+            )
             self._apply_one_by_one(batch)
 
     def _apply_one_by_one(self, batch: WriteBatch) -> None:

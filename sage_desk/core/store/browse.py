@@ -120,8 +120,12 @@ class ConversationTable:
         """The values each filter can take in this run (models, buckets, conflicts, failed criteria)."""
         failing = sorted({c for row in self.failing for c in row})
         families = sorted({c.rsplit(".", 1)[0] + ".*" for c in failing if "." in c})
-        return {"agent": sorted(set(self.agents)), "bucket": sorted({b for b in self.buckets if b}),
-                "conflict": _conflict_order({c for c in self.conflicts if c}), "failing": families + failing}
+        return {
+            "agent": sorted(set(self.agents)),
+            "bucket": sorted({b for b in self.buckets if b}),
+            "conflict": _conflict_order({c for c in self.conflicts if c}),
+            "failing": families + failing,
+        }
 
     def filter(self, spec: BrowseFilter, rows: Iterable[int] | None = None) -> list[int]:
         """The rows `spec` keeps, in order."""
@@ -149,8 +153,12 @@ class ConversationTable:
     def _search(self, keep: list[int], needle: str, also: frozenset[str]) -> list[int]:
         if len(self._haystack) != len(self.ids):
             sources = self.source_ids if len(self.source_ids) == len(self.ids) else [""] * len(self.ids)
-            self._haystack = ["\t".join((cid, case_id, agent, source, *failing)).lower() for cid, case_id, agent, source, failing
-                              in zip(self.ids, self.case_ids, self.agents, sources, self.failing, strict=True)]
+            self._haystack = [
+                "\t".join((cid, case_id, agent, source, *failing)).lower()
+                for cid, case_id, agent, source, failing in zip(
+                    self.ids, self.case_ids, self.agents, sources, self.failing, strict=True
+                )
+            ]
         hay, ids = self._haystack, self.ids
         return [i for i in keep if needle in hay[i] or ids[i] in also]
 
@@ -183,8 +191,24 @@ class ConversationTable:
         self._haystack = []
 
 
-_COLUMNS = ("ids", "case_ids", "agents", "repeats", "buckets", "conflicts", "statuses", "endings", "rules_failed",
-            "judge_mean", "failing", "overridden", "disagree", "source_ids", "tau_rewards", "rules_states")
+_COLUMNS = (
+    "ids",
+    "case_ids",
+    "agents",
+    "repeats",
+    "buckets",
+    "conflicts",
+    "statuses",
+    "endings",
+    "rules_failed",
+    "judge_mean",
+    "failing",
+    "overridden",
+    "disagree",
+    "source_ids",
+    "tau_rewards",
+    "rules_states",
+)
 _CONFLICT_ORDER = ("zero", "weak", "strong")
 
 
@@ -210,9 +234,25 @@ def _rows_query(run_id: str, conversation_ids: Sequence[str] | None) -> Select[A
     """
     c, s = table_of(ConversationRow), table_of(ConversationSummaryRow)
     query = (
-        select(c.c.id, c.c.case_id, c.c.agent, c.c.repeat, c.c.bucket, c.c.conflict, c.c.status, c.c.termination,
-               s.c.rules_failed, s.c.judge_mean, s.c.failing, s.c.overridden, s.c.disagree, c.c.domain, c.c.source_id,
-               c.c.tau_reward, c.c.rules_state)
+        select(
+            c.c.id,
+            c.c.case_id,
+            c.c.agent,
+            c.c.repeat,
+            c.c.bucket,
+            c.c.conflict,
+            c.c.status,
+            c.c.termination,
+            s.c.rules_failed,
+            s.c.judge_mean,
+            s.c.failing,
+            s.c.overridden,
+            s.c.disagree,
+            c.c.domain,
+            c.c.source_id,
+            c.c.tau_reward,
+            c.c.rules_state,
+        )
         .select_from(c.outerjoin(s, s.c.conversation_id == c.c.id))
         .where(c.c.run_id == run_id)
         .order_by(c.c.case_id, c.c.agent, c.c.repeat, c.c.id)
@@ -226,8 +266,13 @@ ListKey = tuple[str, str, int, str]
 """A row's place in the list's order: (case id, model, repeat, conversation id)."""
 
 
-def conversation_table(session: Session, run_id: str, conversation_ids: Sequence[str] | None = None,
-                       after: ListKey | None = None, limit: int | None = None) -> ConversationTable:
+def conversation_table(
+    session: Session,
+    run_id: str,
+    conversation_ids: Sequence[str] | None = None,
+    after: ListKey | None = None,
+    limit: int | None = None,
+) -> ConversationTable:
     """The run's conversations (or just the ones named) with their verdict summaries.
 
     `after` and `limit` read one page of the list: the rows that follow `after` (the previous
@@ -251,8 +296,25 @@ def _table(run_id: str, rows: list[Any]) -> ConversationTable:
         return table
     intern = _NAMES.setdefault  # one string object per distinct model, bucket, criterion ...
     criteria = _CriteriaCache(intern)
-    (ids, case_ids, agents, repeats, buckets, conflicts, statuses, terminations, failed, judged, failing,
-     overridden, disagree, domains, sources, rewards, states) = zip(*rows, strict=True)
+    (
+        ids,
+        case_ids,
+        agents,
+        repeats,
+        buckets,
+        conflicts,
+        statuses,
+        terminations,
+        failed,
+        judged,
+        failing,
+        overridden,
+        disagree,
+        domains,
+        sources,
+        rewards,
+        states,
+    ) = zip(*rows, strict=True)
     # column by column: list comprehensions over 100,000 values beat appending row by row
     table.domain = domains[0]
     table.ids, table.case_ids = list(ids), list(case_ids)
@@ -300,10 +362,13 @@ def search_transcripts(session: Session, run_id: str, text: str, limit: int = 10
     e, c = table_of(EventRow), table_of(ConversationRow)
     pattern = "%" + text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     message = e.c.data["text"].as_string()
-    query = (select(e.c.conversation_id).distinct()
-             .where(e.c.conversation_id.in_(select(c.c.id).where(c.c.run_id == run_id)))
-             .where(e.c.type.in_(TEXT_EVENTS), message.ilike(pattern, escape="\\"))
-             .limit(limit))
+    query = (
+        select(e.c.conversation_id)
+        .distinct()
+        .where(e.c.conversation_id.in_(select(c.c.id).where(c.c.run_id == run_id)))
+        .where(e.c.type.in_(TEXT_EVENTS), message.ilike(pattern, escape="\\"))
+        .limit(limit)
+    )
     return set(session.scalars(query))
 
 

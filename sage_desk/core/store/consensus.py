@@ -157,8 +157,15 @@ def _effective(chosen: Label, counted: list[Label], status: str, labels: dict[st
     passed = label_pass(chosen)
     assert passed is not None  # resolve() counts only labels with a pass/fail
     return EffectiveLabel(
-        id=chosen.id, human_passed=passed, human_score=score, human_value=chosen.human_value,
-        reason=chosen.reason or "", author=chosen.author or "", created_at=chosen.created_at, status=status,
-        reviewers=tuple(sorted(labels)), tags=tuple(getattr(chosen, "tags", None) or ()),
+        id=chosen.id,
+        human_passed=passed,
+        human_score=score,
+        human_value=chosen.human_value,
+        reason=chosen.reason or "",
+        author=chosen.author or "",
+        created_at=chosen.created_at,
+        status=status,
+        reviewers=tuple(sorted(labels)),
+        tags=tuple(getattr(chosen, "tags", None) or ()),
         corrected_reply=getattr(chosen, "corrected_reply", None),
     )

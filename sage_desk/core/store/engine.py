@@ -55,16 +55,18 @@ def database_url(given: str | URL | None) -> URL:
     try:
         url = make_url(text)
     except (ArgumentError, ValueError):
-        raise StoreError(f"not a database URL: {text!r} (e.g. sqlite:///runs.db, "
-                         f"postgresql+psycopg://user@host/db, or a path to a SQLite file)") from None
+        raise StoreError(
+            f"not a database URL: {text!r} (e.g. sqlite:///runs.db, "
+            f"postgresql+psycopg://user@host/db, or a path to a SQLite file)"
+        ) from None
     try:
         url.get_dialect()
     except NoSuchModuleError:
-        raise StoreError(f"no database driver for {url.drivername!r} "
-                         f"(SAGE Desk speaks sqlite and postgresql+psycopg)") from None
+        raise StoreError(f"no database driver for {url.drivername!r} (SAGE Desk speaks sqlite and postgresql+psycopg)") from None
     except ImportError as exc:  # the driver's package is not installed (psycopg for PostgreSQL)
-        raise StoreError(f"the driver for {url.drivername!r} is not installed ({exc.name or exc}): "
-                         f"pip install 'sage-desk[postgres]'") from None
+        raise StoreError(
+            f"the driver for {url.drivername!r} is not installed ({exc.name or exc}): pip install 'sage-desk[postgres]'"
+        ) from None
     return url
 
 
@@ -141,11 +143,14 @@ def _install_sqlite_events(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     if refuse_writes:
+
         @event.listens_for(engine, "handle_error")
         def _on_error(context: ExceptionContext) -> None:
             # SQLite's "attempt to write a readonly database", said as what it means and what to do instead
             if "readonly database" in str(context.original_exception):
                 from sage_desk.core.store.errors import StoreError
 
-                raise StoreError(f"{READ_ONLY_NOTE}; this command writes: work on a copy of your own "
-                                 f"(cp {sqlite_path(engine.url)} my-runs.db, then --db my-runs.db)")
+                raise StoreError(
+                    f"{READ_ONLY_NOTE}; this command writes: work on a copy of your own "
+                    f"(cp {sqlite_path(engine.url)} my-runs.db, then --db my-runs.db)"
+                )

@@ -46,9 +46,13 @@ class ItemSpill:
 
     def add(self, item: ImportItem) -> None:
         """Keep one item (written at once; nothing of it stays in memory)."""
-        record = {"values": item.values, "events": [event_to_dict(e) for e in item.events], "reason": item.reason.value,
-                  "verdicts": [v.model_dump(mode="json") for v in item.verdicts],
-                  "more": {source: [v.model_dump(mode="json") for v in found] for source, found in item.more_verdicts.items()}}
+        record = {
+            "values": item.values,
+            "events": [event_to_dict(e) for e in item.events],
+            "reason": item.reason.value,
+            "verdicts": [v.model_dump(mode="json") for v in item.verdicts],
+            "more": {source: [v.model_dump(mode="json") for v in found] for source, found in item.more_verdicts.items()},
+        }
         self._file.write(json.dumps(record, ensure_ascii=False).encode() + b"\n")
         self.count += 1
 
@@ -60,22 +64,34 @@ class ItemSpill:
         self._file.seek(0)
         for line in self._file:
             record = json.loads(line)
-            yield ImportItem(record["values"], [parse_event(e) for e in record["events"]], TerminationReason(record["reason"]),
-                             [Verdict.model_validate(v) for v in record["verdicts"]],
-                             {source: [Verdict.model_validate(v) for v in found] for source, found in record["more"].items()})
+            yield ImportItem(
+                record["values"],
+                [parse_event(e) for e in record["events"]],
+                TerminationReason(record["reason"]),
+                [Verdict.model_validate(v) for v in record["verdicts"]],
+                {source: [Verdict.model_validate(v) for v in found] for source, found in record["more"].items()},
+            )
 
     def close(self) -> None:
         """Delete the file."""
         self._file.close()
 
 
-def write_import(connection: Connection, run_id: str, domain: str, config: JsonObject, status: str,
-                 items: Iterable[ImportItem], finish_values: Any) -> None:
+def write_import(
+    connection: Connection,
+    run_id: str,
+    domain: str,
+    config: JsonObject,
+    status: str,
+    items: Iterable[ImportItem],
+    finish_values: Any,
+) -> None:
     """Insert the run, its conversations, events and verdicts (the caller holds the transaction).
 
     `items` is read a batch at a time (an import spilled to disk streams through here in flat memory)."""
-    connection.execute(insert(table_of(RunRow)), [{"id": run_id, "domain": domain, "config": config, "status": status,
-                                                    "created_at": utcnow()}])
+    connection.execute(
+        insert(table_of(RunRow)), [{"id": run_id, "domain": domain, "config": config, "status": status, "created_at": utcnow()}]
+    )
     batch: list[ImportItem] = []
     for item in items:
         batch.append(item)
@@ -87,13 +103,24 @@ def write_import(connection: Connection, run_id: str, domain: str, config: JsonO
 
 
 def _write_batch(connection: Connection, run_id: str, domain: str, items: list[ImportItem], finish_values: Any) -> None:
-    rows = [{**item.values, "run_id": run_id, "domain": domain, "started_at": utcnow(),
-             **finish_values(item.reason, None, item.events)} for item in items]
+    rows = [
+        {
+            **item.values,
+            "run_id": run_id,
+            "domain": domain,
+            "started_at": utcnow(),
+            **finish_values(item.reason, None, item.events),
+        }
+        for item in items
+    ]
     connection.execute(insert(table_of(ConversationRow)), rows)
-    events = [{"conversation_id": item.values["id"], "seq": e.seq, "type": e.type, "data": event_to_dict(e)}
-              for item in items for e in item.events]
+    events = [
+        {"conversation_id": item.values["id"], "seq": e.seq, "type": e.type, "data": event_to_dict(e)}
+        for item in items
+        for e in item.events
+    ]
     for start in range(0, len(events), _BATCH):
-        connection.execute(insert(table_of(EventRow)), events[start:start + _BATCH])
+        connection.execute(insert(table_of(EventRow)), events[start : start + _BATCH])
     reviews.save_verdicts_many(connection, RULES_SOURCE, {item.values["id"]: item.verdicts for item in items})
     others: dict[str, dict[str, list[Verdict]]] = {}
     for item in items:
@@ -103,13 +130,17 @@ def _write_batch(connection: Connection, run_id: str, domain: str, items: list[I
         reviews.save_verdicts_many(connection, source, by_conversation)
 
 
-def known_hashes(connection: Connection, hashes: Sequence[str], domains: Sequence[str] | None = None) -> dict[str, tuple[str, str]]:
+def known_hashes(
+    connection: Connection, hashes: Sequence[str], domains: Sequence[str] | None = None
+) -> dict[str, tuple[str, str]]:
     """Content hash -> (conversation id, run id) of those already stored (onto one of `domains`, if given)."""
     table = table_of(ConversationRow)
     found: dict[str, tuple[str, str]] = {}
     wanted = sorted(set(hashes))
     for start in range(0, len(wanted), _BATCH):
-        query = select(table.c.content_hash, table.c.id, table.c.run_id).where(table.c.content_hash.in_(wanted[start:start + _BATCH]))
+        query = select(table.c.content_hash, table.c.id, table.c.run_id).where(
+            table.c.content_hash.in_(wanted[start : start + _BATCH])
+        )
         if domains is not None:
             query = query.where(table.c.domain.in_(list(domains)))
         for content_hash, cid, run_id in connection.execute(query):
@@ -124,8 +155,10 @@ def imported_cases(connection: Connection, run_id: str) -> dict[str, JsonObject]
     return {cid: data for cid, data in connection.execute(query)}
 
 
-def set_case_data(connection: Connection, conversation_id: str, data: JsonObject, bucket: str | None,
-                  rules_state: str | None = None) -> None:
+def set_case_data(
+    connection: Connection, conversation_id: str, data: JsonObject, bucket: str | None, rules_state: str | None = None
+) -> None:
     table = table_of(ConversationRow)
-    connection.execute(update(table).where(table.c.id == conversation_id)
-                       .values(case_data=data, bucket=bucket, rules_state=rules_state))
+    connection.execute(
+        update(table).where(table.c.id == conversation_id).values(case_data=data, bucket=bucket, rules_state=rules_state)
+    )

@@ -50,7 +50,7 @@ class Owner:
     heartbeat_at: datetime
 
     def describe(self) -> str:
-        """"process P on host H since T"."""
+        """ "process P on host H since T"."""
         return f"process {self.pid} on host {self.host} since {self.started_at:%Y-%m-%d %H:%M:%S} UTC"
 
 
@@ -95,9 +95,11 @@ def register(session: Session, run_id: str, join: bool = False, stale_after_s: f
     for owner in owners(session, run_id):
         if is_alive(owner, now, stale_after_s):
             if not join:
-                raise RunBusyError(f"run {run_id} is being played by {owner.describe()}; add --join to play it "
-                                   f"alongside, or wait (a stopped process is taken over {STALE_AFTER_S:g} s after its "
-                                   "last heartbeat)")
+                raise RunBusyError(
+                    f"run {run_id} is being played by {owner.describe()}; add --join to play it "
+                    f"alongside, or wait (a stopped process is taken over {STALE_AFTER_S:g} s after its "
+                    "last heartbeat)"
+                )
             continue
         log.warning("run %s: %s stopped beating; taking over its conversations", run_id, owner.describe())
         release(session, owner.id)
@@ -124,9 +126,11 @@ def beat(session: Session, owner_id: int) -> bool:
 def transcriptless(session: Session, run_id: str) -> list[str]:
     """Finished conversations of a run without a single event: what a run played twice at once could leave."""
     has_events = select(EventRow.id).where(EventRow.conversation_id == ConversationRow.id).exists()
-    query = (select(ConversationRow.id)
-             .where(ConversationRow.run_id == run_id, ConversationRow.status == "finished", ~has_events)
-             .order_by(ConversationRow.id))
+    query = (
+        select(ConversationRow.id)
+        .where(ConversationRow.run_id == run_id, ConversationRow.status == "finished", ~has_events)
+        .order_by(ConversationRow.id)
+    )
     return list(session.scalars(query))
 
 
@@ -137,8 +141,11 @@ def reopen(session: Session, conversation_ids: list[str]) -> None:
     for start in range(0, len(conversation_ids), 500):
         chunk = conversation_ids[start : start + 500]
         session.execute(delete(VerdictRow).where(VerdictRow.conversation_id.in_(chunk)))
-        session.execute(update(ConversationRow).where(ConversationRow.id.in_(chunk))
-                        .values(status="pending", termination=None, finished_at=None, owner_id=None))
+        session.execute(
+            update(ConversationRow)
+            .where(ConversationRow.id.in_(chunk))
+            .values(status="pending", termination=None, finished_at=None, owner_id=None)
+        )
         summaries.refresh(session.connection(), chunk)
 
 
@@ -157,18 +164,29 @@ def claim(session: Session, owner_id: int, where: ColumnElement[bool], order: tu
     On PostgreSQL the rows are picked `FOR UPDATE SKIP LOCKED`: processes claiming at the same
     time each get other rows and never wait on each other. SQLite has one writer at a time.
     """
-    query = (select(ConversationRow).where(where, ConversationRow.owner_id.is_(None)).order_by(*order).limit(n)
-             .with_for_update(skip_locked=True, of=ConversationRow))
+    query = (
+        select(ConversationRow)
+        .where(where, ConversationRow.owner_id.is_(None))
+        .order_by(*order)
+        .limit(n)
+        .with_for_update(skip_locked=True, of=ConversationRow)
+    )
     rows = list(session.scalars(query))
     if rows:
-        session.execute(update(ConversationRow).where(ConversationRow.id.in_([r.id for r in rows]))
-                        .values(owner_id=owner_id), execution_options={"synchronize_session": False})
+        session.execute(
+            update(ConversationRow).where(ConversationRow.id.in_([r.id for r in rows])).values(owner_id=owner_id),
+            execution_options={"synchronize_session": False},
+        )
     return rows
 
 
 def held_elsewhere(session: Session, run_id: str, owner_id: int, where: ColumnElement[bool]) -> int:
     """How many conversations matching `where` other owners hold (still to be played by them)."""
-    query = (select(func.count()).select_from(ConversationRow)
-             .where(where, ConversationRow.run_id == run_id, ConversationRow.owner_id.is_not(None),
-                    ConversationRow.owner_id != owner_id))
+    query = (
+        select(func.count())
+        .select_from(ConversationRow)
+        .where(
+            where, ConversationRow.run_id == run_id, ConversationRow.owner_id.is_not(None), ConversationRow.owner_id != owner_id
+        )
+    )
     return int(session.scalar(query) or 0)

@@ -22,6 +22,7 @@ class Ownership:
     """`Store`'s ownership methods (mixed in: they use its sessions)."""
 
     if TYPE_CHECKING:  # what Store gives the mixin
+
         def _writing(self) -> AbstractContextManager[Session]: ...
 
         def _reading(self) -> AbstractContextManager[Session]: ...
@@ -31,6 +32,7 @@ class Ownership:
     def claim_run(self, run_id: str, join: bool = False) -> int:
         """Register this process as playing `run_id`; returns its owner id. A live owner makes it a
         `RunBusyError` naming that process (unless `join`); dead owners' conversations are handed back."""
+
         def write() -> int:
             with self._writing() as session:
                 return owners.register(session, run_id, join=join)
@@ -39,6 +41,7 @@ class Ownership:
 
     def beat_owner(self, owner_id: int) -> bool:
         """Refresh an owner's heartbeat; False when another process took the run over."""
+
         def write() -> bool:
             with self._writing() as session:
                 return owners.beat(session, owner_id)
@@ -47,6 +50,7 @@ class Ownership:
 
     def release_owner(self, owner_id: int) -> None:
         """This process stops playing: its owner row goes, its conversations are handed back."""
+
         def write() -> None:
             with self._writing() as session:
                 owners.release(session, owner_id)
@@ -70,8 +74,15 @@ class Ownership:
 
         return retry_transient(write, "repair")
 
-    def claim_conversations(self, run_id: str, owner_id: int, statuses: Sequence[str], sources: Sequence[str] = (),
-                            n: int = CLAIM_BATCH, after: tuple[Any, ...] | None = None) -> tuple[list[ConversationRecord], int]:
+    def claim_conversations(
+        self,
+        run_id: str,
+        owner_id: int,
+        statuses: Sequence[str],
+        sources: Sequence[str] = (),
+        n: int = CLAIM_BATCH,
+        after: tuple[Any, ...] | None = None,
+    ) -> tuple[list[ConversationRecord], int]:
         """Claim up to `n` of the run's conversations to play (in `statuses`, or unjudged by `sources`) that
         nobody holds; when none is free, with how many other live owners still hold (0 when some were claimed).
 
@@ -91,8 +102,14 @@ class Ownership:
                 since = session.scalar(select(RunOwnerRow.started_at).where(RunOwnerRow.id == owner_id))
                 if since is None:  # taken over: the heartbeat says so and stops the run
                     return [], 0
-                where = and_(to_play, or_(ConversationRow.status != ConversationStatus.ERRORED.value,
-                                          ConversationRow.finished_at.is_(None), ConversationRow.finished_at < since))
+                where = and_(
+                    to_play,
+                    or_(
+                        ConversationRow.status != ConversationStatus.ERRORED.value,
+                        ConversationRow.finished_at.is_(None),
+                        ConversationRow.finished_at < since,
+                    ),
+                )
                 if after is None:  # a pass starts: take back what dead owners held (register did, at the first)
                     owners.release_dead(session, run_id)
                 ahead = where if after is None else and_(where, tuple_(*_LIST_ORDER) > tuple_(*after))
@@ -108,4 +125,3 @@ class Ownership:
         with self._reading() as session:
             found = owners.owners(session, run_id)
         return [o for o in found if owners.is_alive(o)] if alive_only else found
-

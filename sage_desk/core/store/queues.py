@@ -64,9 +64,17 @@ class QueueRecord:
     size: int
 
     def to_dict(self) -> JsonObject:
-        return {"name": self.name, "created_at": self.created_at.isoformat(), "created_by": self.created_by,
-                "reviews_per_item": self.reviews_per_item, "blind": self.blind, "criteria": self.criteria,
-                "selection": self.selection, "reviewers": self.reviewers, "size": self.size}
+        return {
+            "name": self.name,
+            "created_at": self.created_at.isoformat(),
+            "created_by": self.created_by,
+            "reviews_per_item": self.reviews_per_item,
+            "blind": self.blind,
+            "criteria": self.criteria,
+            "selection": self.selection,
+            "reviewers": self.reviewers,
+            "size": self.size,
+        }
 
 
 @dataclass(frozen=True)
@@ -108,18 +116,22 @@ class QueueProgress:
 
     @property
     def summary(self) -> str:
-        """"12 of 40 done"."""
+        """ "12 of 40 done"."""
         return f"{self.done} of {self.total} done"
 
     def to_dict(self) -> JsonObject:
-        reviewers = sorted(set(self.queue.reviewers) | {r for who in self.reviews.values() for r in who}
-                           | set(self.skipped))
-        return {"queue": self.queue.name, "total": self.total, "done": self.done, "summary": self.summary,
-                "reviews_per_item": self.queue.reviews_per_item, "blind": self.queue.blind,
-                "reviewers": {r: {"labelled": self.labelled_by(r), "skipped": len(self.skipped.get(r, []))}
-                              for r in reviewers},
-                "flagged": {cid: who for cid, who in sorted(self.flagged.items())},
-                "flag_notes": {cid: notes for cid, notes in sorted(self.flag_notes.items())}}
+        reviewers = sorted(set(self.queue.reviewers) | {r for who in self.reviews.values() for r in who} | set(self.skipped))
+        return {
+            "queue": self.queue.name,
+            "total": self.total,
+            "done": self.done,
+            "summary": self.summary,
+            "reviews_per_item": self.queue.reviews_per_item,
+            "blind": self.queue.blind,
+            "reviewers": {r: {"labelled": self.labelled_by(r), "skipped": len(self.skipped.get(r, []))} for r in reviewers},
+            "flagged": {cid: who for cid, who in sorted(self.flagged.items())},
+            "flag_notes": {cid: notes for cid, notes in sorted(self.flag_notes.items())},
+        }
 
 
 def check_queue_name(name: str) -> str:
@@ -129,9 +141,18 @@ def check_queue_name(name: str) -> str:
     return name
 
 
-def create_queue(store: Store, name: str, conversation_ids: Sequence[str], *, reviewers: Sequence[str] = (),
-                 reviews_per_item: int = 1, blind: bool = False, criteria: Sequence[str] = (),
-                 selection: JsonObject | None = None, created_by: str = "") -> QueueRecord:
+def create_queue(
+    store: Store,
+    name: str,
+    conversation_ids: Sequence[str],
+    *,
+    reviewers: Sequence[str] = (),
+    reviews_per_item: int = 1,
+    blind: bool = False,
+    criteria: Sequence[str] = (),
+    selection: JsonObject | None = None,
+    created_by: str = "",
+) -> QueueRecord:
     """Record a new queue with its items in the given order; StoreError when the name is taken."""
     check_queue_name(name)
     if reviews_per_item < 1:
@@ -144,14 +165,23 @@ def create_queue(store: Store, name: str, conversation_ids: Sequence[str], *, re
 
     def write() -> None:
         with store._writing() as session:
-            session.add(QueueRow(name=name, created_by=created_by, reviews_per_item=reviews_per_item, blind=blind,
-                                 criteria=list(criteria), selection=selection or {}, created_at=utcnow()))
+            session.add(
+                QueueRow(
+                    name=name,
+                    created_by=created_by,
+                    reviews_per_item=reviews_per_item,
+                    blind=blind,
+                    criteria=list(criteria),
+                    selection=selection or {},
+                    created_at=utcnow(),
+                )
+            )
             session.flush()
-            session.execute(insert(QueueItemRow), [{"queue_name": name, "conversation_id": cid, "position": i}
-                                                   for i, cid in enumerate(ids)])
+            session.execute(
+                insert(QueueItemRow), [{"queue_name": name, "conversation_id": cid, "position": i} for i, cid in enumerate(ids)]
+            )
             if reviewers:
-                session.execute(insert(QueueReviewerRow), [{"queue_name": name, "reviewer": r}
-                                                           for r in dict.fromkeys(reviewers)])
+                session.execute(insert(QueueReviewerRow), [{"queue_name": name, "reviewer": r} for r in dict.fromkeys(reviewers)])
 
     try:
         retry_transient(write, "new queue")
@@ -161,11 +191,23 @@ def create_queue(store: Store, name: str, conversation_ids: Sequence[str], *, re
 
 
 def _record(session: Session, row: QueueRow) -> QueueRecord:
-    reviewers = list(session.scalars(select(QueueReviewerRow.reviewer).where(QueueReviewerRow.queue_name == row.name)
-                                     .order_by(QueueReviewerRow.reviewer)))
+    reviewers = list(
+        session.scalars(
+            select(QueueReviewerRow.reviewer).where(QueueReviewerRow.queue_name == row.name).order_by(QueueReviewerRow.reviewer)
+        )
+    )
     size = len(session.scalars(select(QueueItemRow.id).where(QueueItemRow.queue_name == row.name)).all())
-    return QueueRecord(row.name, row.created_at, row.created_by, row.reviews_per_item, row.blind,
-                       list(row.criteria or []), dict(row.selection or {}), reviewers, size)
+    return QueueRecord(
+        row.name,
+        row.created_at,
+        row.created_by,
+        row.reviews_per_item,
+        row.blind,
+        list(row.criteria or []),
+        dict(row.selection or {}),
+        reviewers,
+        size,
+    )
 
 
 def get_queue(store: Store, name: str) -> QueueRecord:
@@ -196,8 +238,12 @@ def queue_conversations(store: Store, name: str) -> list[str]:
 def queue_runs(store: Store, name: str) -> list[str]:
     """The runs the queue's conversations come from."""
     with store._reading() as session:
-        query = (select(ConversationRow.run_id).join(QueueItemRow, QueueItemRow.conversation_id == ConversationRow.id)
-                 .where(QueueItemRow.queue_name == name).distinct())
+        query = (
+            select(ConversationRow.run_id)
+            .join(QueueItemRow, QueueItemRow.conversation_id == ConversationRow.id)
+            .where(QueueItemRow.queue_name == name)
+            .distinct()
+        )
         return sorted(session.scalars(query))
 
 
@@ -206,7 +252,8 @@ def _labels(session: Session, queue: QueueRecord, ids: list[str]) -> dict[str, s
     out: dict[str, set[str]] = {}
     for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
         query = select(OverrideRow.conversation_id, OverrideRow.author).where(
-            OverrideRow.conversation_id.in_(ids[start:start + 500]), OverrideRow.kind == LABEL)
+            OverrideRow.conversation_id.in_(ids[start : start + 500]), OverrideRow.kind == LABEL
+        )
         if queue.criteria:
             query = query.where(OverrideRow.criterion.in_(queue.criteria))
         for cid, author in session.execute(query):
@@ -215,8 +262,7 @@ def _labels(session: Session, queue: QueueRecord, ids: list[str]) -> dict[str, s
 
 
 def _marks(session: Session, name: str) -> list[QueueMarkRow]:
-    return list(session.execute(select(QueueMarkRow).where(QueueMarkRow.queue_name == name).order_by(QueueMarkRow.id))
-                .scalars())
+    return list(session.execute(select(QueueMarkRow).where(QueueMarkRow.queue_name == name).order_by(QueueMarkRow.id)).scalars())
 
 
 def progress(store: Store, name: str) -> QueueProgress:
@@ -251,8 +297,16 @@ def mark(store: Store, name: str, conversation_id: str, reviewer: str, action: s
 
     def write() -> None:
         with store._writing() as session:
-            session.add(QueueMarkRow(queue_name=name, conversation_id=conversation_id, reviewer=reviewer, action=action,
-                                     note=note, created_at=utcnow()))
+            session.add(
+                QueueMarkRow(
+                    queue_name=name,
+                    conversation_id=conversation_id,
+                    reviewer=reviewer,
+                    action=action,
+                    note=note,
+                    created_at=utcnow(),
+                )
+            )
 
     retry_transient(write, "queue mark")
 
@@ -271,8 +325,14 @@ def next_item(store: Store, name: str, reviewer: str, claim: bool = True) -> Que
     for m in marks:
         if m.action == CLAIM and m.created_at >= since:
             claims.setdefault(m.conversation_id, set()).add(m.reviewer)
-    chosen = next((cid for cid in ids if reviewer in claims.get(cid, set()) and reviewer not in labels.get(cid, set())
-                   and cid not in skipped), None)
+    chosen = next(
+        (
+            cid
+            for cid in ids
+            if reviewer in claims.get(cid, set()) and reviewer not in labels.get(cid, set()) and cid not in skipped
+        ),
+        None,
+    )
     if chosen is None:
         for cid in ids:
             done = labels.get(cid, set())
@@ -302,5 +362,5 @@ def known_conversations(store: Store, ids: Sequence[str]) -> set[str]:
     wanted = sorted(set(ids))
     with store._reading() as session:
         for start in range(0, len(wanted), 500):
-            found.update(session.scalars(select(ConversationRow.id).where(ConversationRow.id.in_(wanted[start:start + 500]))))
+            found.update(session.scalars(select(ConversationRow.id).where(ConversationRow.id.in_(wanted[start : start + 500]))))
     return found

@@ -22,9 +22,14 @@ T = TypeVar("T")
 
 RETRY_WINDOW_S = 120.0  # a write lock held longer than this ends the run, resumable
 _TRANSIENT_TEXT = (
-    "database is locked", "database is busy", "database table is locked",  # SQLite: another writer
-    "could not serialize access", "deadlock detected",  # PostgreSQL: a conflict that retrying resolves
-    "server closed the connection", "connection refused", "terminating connection",  # a server restarting
+    "database is locked",
+    "database is busy",
+    "database table is locked",  # SQLite: another writer
+    "could not serialize access",
+    "deadlock detected",  # PostgreSQL: a conflict that retrying resolves
+    "server closed the connection",
+    "connection refused",
+    "terminating connection",  # a server restarting
 )
 
 
@@ -38,8 +43,9 @@ def is_transient(exc: BaseException) -> bool:
     return any(part in text for part in _TRANSIENT_TEXT)
 
 
-def retry_transient(action: Callable[[], T], what: str = "write", window_s: float | None = None,
-                    sleep: Callable[[float], None] = time.sleep) -> T:
+def retry_transient(
+    action: Callable[[], T], what: str = "write", window_s: float | None = None, sleep: Callable[[float], None] = time.sleep
+) -> T:
     """`action()`, again after each transient failure until `window_s` has passed; then its last error."""
     window = RETRY_WINDOW_S if window_s is None else window_s
     deadline = time.monotonic() + window

@@ -60,8 +60,10 @@ def save_verdicts(connection: Connection, conversation_id: str, source: str, ver
     connection.execute(delete(table).where(table.c.conversation_id == conversation_id, table.c.source == source))
     now = utcnow()
     fields = set(_VERDICT_FIELDS)
-    rows = [{**v.model_dump(include=fields), "conversation_id": conversation_id, "source": source, "created_at": now}
-            for v in verdicts]
+    rows = [
+        {**v.model_dump(include=fields), "conversation_id": conversation_id, "source": source, "created_at": now}
+        for v in verdicts
+    ]
     if rows:
         connection.execute(insert(table), rows)
     summaries.refresh(connection, [conversation_id])
@@ -81,8 +83,11 @@ def save_verdicts_many(connection: Connection, source: str, verdicts: dict[str, 
     connection.execute(delete(table).where(table.c.conversation_id.in_(ids), table.c.source == source))
     now = utcnow()
     fields = set(_VERDICT_FIELDS)
-    rows = [{**v.model_dump(include=fields), "conversation_id": cid, "source": source, "created_at": now}
-            for cid, found in verdicts.items() for v in found]
+    rows = [
+        {**v.model_dump(include=fields), "conversation_id": cid, "source": source, "created_at": now}
+        for cid, found in verdicts.items()
+        for v in found
+    ]
     if rows:
         connection.execute(insert(table), rows)
     summaries.refresh(connection, ids)
@@ -139,10 +144,12 @@ class VerdictMark:
 def effective_marks(session: Session, run_id: str) -> list[VerdictMark]:
     """`effective_verdicts` of a run reduced to what metrics need, without building full verdicts."""
     table = table_of(VerdictRow)
-    query = (select(table.c.conversation_id, table.c.criterion, table.c.source, table.c.passed, table.c.score,
-                    table.c.unscored)
-             .join(table_of(ConversationRow), table_of(ConversationRow).c.id == table.c.conversation_id)
-             .where(table_of(ConversationRow).c.run_id == run_id).order_by(table.c.conversation_id, table.c.id))
+    query = (
+        select(table.c.conversation_id, table.c.criterion, table.c.source, table.c.passed, table.c.score, table.c.unscored)
+        .join(table_of(ConversationRow), table_of(ConversationRow).c.id == table.c.conversation_id)
+        .where(table_of(ConversationRow).c.run_id == run_id)
+        .order_by(table.c.conversation_id, table.c.id)
+    )
     rows = session.execute(query).all()
     latest = _latest_overrides(session, {r.conversation_id for r in rows})
     marks = []
@@ -201,8 +208,11 @@ def add_overrides(session: Session, news: Sequence[NewOverride]) -> list[int]:
     for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
         chunk = ids[start : start + 500]
         known.update(session.scalars(select(ConversationRow.id).where(ConversationRow.id.in_(chunk))))
-        query = (select(table.c.id, table.c.conversation_id, table.c.criterion, table.c.source, table.c.passed, table.c.score)
-                 .where(table.c.conversation_id.in_(chunk)).order_by(table.c.id))
+        query = (
+            select(table.c.id, table.c.conversation_id, table.c.criterion, table.c.source, table.c.passed, table.c.score)
+            .where(table.c.conversation_id.in_(chunk))
+            .order_by(table.c.id)
+        )
         for v in session.execute(query):
             latest[(v.conversation_id, v.criterion, v.source)] = v  # ascending ids: the newest verdict wins
     rows = []

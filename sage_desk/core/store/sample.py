@@ -52,8 +52,10 @@ def sample_url() -> str:
     """The URL of the sample runs, read-only: the shipped file when its schema is current, else an upgraded copy."""
     path = sample_path()
     if not path.is_file():
-        raise StoreError(f"no sample runs at {path}: build them with `./dev sample-runs` in a checkout "
-                         f"(scripts/make_sample_runs.py), or reinstall the bundle")
+        raise StoreError(
+            f"no sample runs at {path}: build them with `./dev sample-runs` in a checkout "
+            f"(scripts/make_sample_runs.py), or reinstall the bundle"
+        )
     head = head_revision()
     if schema_of(path) == head:
         return read_only_url(path)

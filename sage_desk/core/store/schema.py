@@ -99,8 +99,20 @@ class ConversationRow(Base):
         Index("ix_conversations_run_agent_bucket", "run_id", "agent", "bucket"),
         Index("ix_conversations_run_status", "run_id", "status"),
         # the Review list's order, covering its columns (0008)
-        Index("ix_conversations_run_list", "run_id", "case_id", "agent", "repeat", "id", "bucket", "conflict", "status",
-              "termination", "domain", "source_id"),
+        Index(
+            "ix_conversations_run_list",
+            "run_id",
+            "case_id",
+            "agent",
+            "repeat",
+            "id",
+            "bucket",
+            "conflict",
+            "status",
+            "termination",
+            "domain",
+            "source_id",
+        ),
         Index("ix_conversations_owner", "owner_id"),
     )
 
@@ -270,8 +282,10 @@ class QueueItemRow(Base):
     """One conversation of a queue, at its place in the queue's order."""
 
     __tablename__ = "queue_items"
-    __table_args__ = (UniqueConstraint("queue_name", "conversation_id"), Index("ix_queue_items_queue_position",
-                                                                              "queue_name", "position"))
+    __table_args__ = (
+        UniqueConstraint("queue_name", "conversation_id"),
+        Index("ix_queue_items_queue_position", "queue_name", "position"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     queue_name: Mapped[str] = mapped_column(ForeignKey("queues.name", ondelete="CASCADE"))

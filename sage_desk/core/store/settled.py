@@ -25,8 +25,10 @@ def settle(connection: Connection, conversation_ids: Sequence[str]) -> None:
     c = table_of(ConversationRow)
     ids = sorted(set(conversation_ids))
     for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start:start + _CHUNK]
-        open_ = dict(connection.execute(select(c.c.id, c.c.rules_state).where(c.c.id.in_(chunk), c.c.rules_state.is_not(None))).all())
+        chunk = ids[start : start + _CHUNK]
+        open_ = dict(
+            connection.execute(select(c.c.id, c.c.rules_state).where(c.c.id.in_(chunk), c.c.rules_state.is_not(None))).all()
+        )
         if not open_:
             continue
         for cid, state in _states(connection, sorted(open_)).items():
@@ -37,12 +39,18 @@ def settle(connection: Connection, conversation_ids: Sequence[str]) -> None:
 def _states(connection: Connection, ids: list[str]) -> dict[str, str | None]:
     v, o = table_of(VerdictRow), table_of(OverrideRow)
     latest: dict[tuple[str, str], tuple[bool, bool]] = {}
-    query = (select(v.c.conversation_id, v.c.criterion, v.c.unscored, v.c.details)
-             .where(v.c.conversation_id.in_(ids), v.c.source == RULES_SOURCE).order_by(v.c.id))
+    query = (
+        select(v.c.conversation_id, v.c.criterion, v.c.unscored, v.c.details)
+        .where(v.c.conversation_id.in_(ids), v.c.source == RULES_SOURCE)
+        .order_by(v.c.id)
+    )
     for cid, criterion, unscored, details in connection.execute(query):
         latest[(cid, criterion)] = (bool(unscored), bool(isinstance(details, dict) and details.get("provisional")))
-    labelled = set(connection.execute(select(o.c.conversation_id, o.c.criterion)
-                                      .where(o.c.conversation_id.in_(ids), o.c.source == RULES_SOURCE)).all())
+    labelled = set(
+        connection.execute(
+            select(o.c.conversation_id, o.c.criterion).where(o.c.conversation_id.in_(ids), o.c.source == RULES_SOURCE)
+        ).all()
+    )
     found: dict[str, set[str]] = {cid: set() for cid in ids}
     for key, (unscored, provisional) in latest.items():
         if key in labelled:

@@ -41,7 +41,8 @@ def keep(session: Session, run_id: str, domain: str, text: str) -> str:
 def read(session: Session, run_id: str) -> tuple[str, str] | None:
     """(hash, graph text) of the run's snapshot, or None when the run has none (made before 0012, imported)."""
     row = session.execute(
-        select(SopSnapshotRow.hash, SopSnapshotRow.graph).join(RunRow, RunRow.sop_snapshot == SopSnapshotRow.hash)
+        select(SopSnapshotRow.hash, SopSnapshotRow.graph)
+        .join(RunRow, RunRow.sop_snapshot == SopSnapshotRow.hash)
         .where(RunRow.id == run_id)
     ).first()
     return (row[0], row[1]) if row is not None else None

@@ -92,9 +92,12 @@ def install_wal_check(engine: Engine, db_path: str) -> ShareGuard:
             return
         if record.info.pop(_HOLD_KEY, False):
             guard.let_go()
-        log.warning("the write-ahead log of %s was %s under an open connection (another process closed the "
-                    "database while this one's locks were lost); reconnecting", db_path,
-                    "deleted" if now is None else "replaced")
+        log.warning(
+            "the write-ahead log of %s was %s under an open connection (another process closed the "
+            "database while this one's locks were lost); reconnecting",
+            db_path,
+            "deleted" if now is None else "replaced",
+        )
         raise DisconnectionError("the SQLite write-ahead log changed under this connection")
 
     @event.listens_for(engine, "checkin")

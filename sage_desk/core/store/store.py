@@ -47,14 +47,17 @@ from sage_desk.core.store.retry import retry_transient
 from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, VerdictRow, table_of, utcnow
 from sage_desk.core.store.sqlite_guard import ShareGuard
 
-CONVERSATION_FILTERS = frozenset({"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination",
-                                  "source_id"})
+CONVERSATION_FILTERS = frozenset(
+    {"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination", "source_id"}
+)
 _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "conflict", "tactics", "seed"})
 JUDGE_FAILED = "judge"  # the criterion of the one unscored verdict scoring/hooks.py stores when a judge's call failed
 PLAY_PAGE = 500  # conversations a run reads at a time (conversations_to_play)
 CREATE_CHUNK = 2000  # conversation rows a new run inserts per statement
-_SECRET_QUERY = re.compile(r"([?&;](?:[\w.-]*[_-])?(?:api[_-]?keys?|key|secret|password|passwd|token|access_token|auth|sig|signature)=)[^&#;]*",
-                           re.IGNORECASE)
+_SECRET_QUERY = re.compile(
+    r"([?&;](?:[\w.-]*[_-])?(?:api[_-]?keys?|key|secret|password|passwd|token|access_token|auth|sig|signature)=)[^&#;]*",
+    re.IGNORECASE,
+)
 _SECRET_KEY = re.compile(r"(^|_)(api_?keys?|secret|password|passwd|token|access_token|authorization)$", re.IGNORECASE)
 
 
@@ -68,8 +71,11 @@ def scrub_config(value: Json) -> Json:
     parameters (`?api_key=...`) and anything shaped like a key masked."""
     if isinstance(value, dict):
         # Keys too: a per-endpoint table is keyed by the endpoint's URL, which may carry ?api_key=.
-        return {(scrub_config(k) if isinstance(k, str) else k): scrub_config(v) for k, v in value.items()
-                if not (isinstance(k, str) and _SECRET_KEY.search(k))}
+        return {
+            (scrub_config(k) if isinstance(k, str) else k): scrub_config(v)
+            for k, v in value.items()
+            if not (isinstance(k, str) and _SECRET_KEY.search(k))
+        }
     if isinstance(value, list | tuple):
         return [scrub_config(v) for v in value]
     if isinstance(value, str):
@@ -123,13 +129,13 @@ class Store(Ownership):
         return f"the database {self._url.render_as_string(hide_password=True)}"
 
     def _no_run(self, run_id: str) -> StoreError:
-        """"no run X in WHERE", with the run ids nearest to X (a typo), or what there is."""
+        """ "no run X in WHERE", with the run ids nearest to X (a typo), or what there is."""
         import difflib
 
         with self._reading() as session:
             ids = list(session.scalars(select(RunRow.id).order_by(RunRow.created_at.desc())))
         near = difflib.get_close_matches(run_id, ids, n=3, cutoff=0.5)
-        known = (f"; nearest: {', '.join(near)}" if near else f"; newest: {', '.join(ids[:3])}" if ids else "; it has no runs")
+        known = f"; nearest: {', '.join(near)}" if near else f"; newest: {', '.join(ids[:3])}" if ids else "; it has no runs"
         known += f" ({len(ids)} runs in all)" if len(ids) > 3 else ""
         return StoreError(f"no run {run_id!r} in {self}{known}; `sage-desk runs` lists them")
 
@@ -162,7 +168,11 @@ class Store(Ownership):
     # -- runs ---------------------------------------------------------------------------------
 
     def create_run(
-        self, domain: str, config: JsonObject, conversations: Sequence[dict[str, Any]], run_id: str | None = None,
+        self,
+        domain: str,
+        config: JsonObject,
+        conversations: Sequence[dict[str, Any]],
+        run_id: str | None = None,
         sop_graph: str | None = None,
     ) -> str:
         """Record a new run and its pending conversations (and the SOP graph text it plays); returns the run id."""
@@ -171,6 +181,7 @@ class Store(Ownership):
         repeated = sorted(cid for cid, n in Counter(r["id"] for r in rows).items() if n > 1)
         if repeated:
             raise StoreError(f"conversation ids must be unique; repeated: {repeated[:5]}")
+
         def write() -> None:
             with self._writing() as session:
                 session.add(RunRow(id=run_id, domain=domain, config=scrub_config(config), status=RunStatus.RUNNING.value))
@@ -241,6 +252,7 @@ class Store(Ownership):
     def update_run_config(self, run_id: str, key: str, update_value: Callable[[Json], Json]) -> None:
         """Set `config[key]` of a run to `update_value(its current value or None)` in one transaction, so two
         processes adding their figures (the endpoints' requests and latencies, balance.py) both count."""
+
         def write() -> None:
             with self._writing() as session:
                 row = session.scalars(select(RunRow).where(RunRow.id == run_id).with_for_update()).one_or_none()
@@ -321,13 +333,13 @@ class Store(Ownership):
         wanted = sorted(set(sources))
         if not wanted:
             return []
-        query = (select(ConversationRow).where(ConversationRow.run_id == run_id, _unjudged(wanted))
-                 .order_by(*_LIST_ORDER))
+        query = select(ConversationRow).where(ConversationRow.run_id == run_id, _unjudged(wanted)).order_by(*_LIST_ORDER)
         with self._reading() as session:
             return [_conversation_record(r) for r in session.scalars(query)]
 
-    def conversations_to_play(self, run_id: str, statuses: Sequence[str], sources: Sequence[str] = (),
-                              page: int = PLAY_PAGE) -> Iterator[list[ConversationRecord]]:
+    def conversations_to_play(
+        self, run_id: str, statuses: Sequence[str], sources: Sequence[str] = (), page: int = PLAY_PAGE
+    ) -> Iterator[list[ConversationRecord]]:
         """A run's conversations in `statuses`, and its finished ones missing verdicts of `sources`, a
         page at a time in the Review list's order: a run of any size is read in flat memory.
 
@@ -391,6 +403,7 @@ class Store(Ownership):
         if not events:
             return
         rows = [{"conversation_id": conversation_id, "seq": e.seq, "type": e.type, "data": event_to_dict(e)} for e in events]
+
         def write() -> None:
             with self._engine.begin() as connection:  # Core, not the ORM: this is the run's hot path
                 connection.execute(insert(table_of(EventRow)), rows)
@@ -403,12 +416,14 @@ class Store(Ownership):
                 f"cannot append event seq {seqs} to {conversation_id!r}: a seq is taken or the conversation does not exist"
             ) from exc
 
-    def finish(self, conversation_id: str, reason: TerminationReason, error: str | None = None,
-               events: Sequence[Event] | None = None) -> None:
+    def finish(
+        self, conversation_id: str, reason: TerminationReason, error: str | None = None, events: Sequence[Event] | None = None
+    ) -> None:
         """Mark a conversation ended and total its turns, tokens and cost from its events.
 
         The engine passes the events it already holds; otherwise they are read back.
         """
+
         def write() -> None:
             with self._engine.begin() as session:
                 found = events
@@ -457,8 +472,11 @@ class Store(Ownership):
     def events_many(self, conversation_ids: Sequence[str]) -> dict[str, list[Event]]:
         """The events of several conversations in one query (for re-verdicting stored runs)."""
         out: dict[str, list[Event]] = {cid: [] for cid in conversation_ids}
-        query = (select(EventRow.conversation_id, EventRow.data).where(EventRow.conversation_id.in_(list(conversation_ids)))
-                 .order_by(EventRow.conversation_id, EventRow.seq))
+        query = (
+            select(EventRow.conversation_id, EventRow.data)
+            .where(EventRow.conversation_id.in_(list(conversation_ids)))
+            .order_by(EventRow.conversation_id, EventRow.seq)
+        )
         with self._reading() as session:
             for cid, data in session.execute(query):
                 out[cid].append(parse_event(data))
@@ -472,8 +490,9 @@ class Store(Ownership):
 
         def write() -> None:
             with self._engine.begin() as connection:
-                imports.write_import(connection, run_id, domain, scrub_config(config), RunStatus.FINISHED.value, items,
-                                     self.finish_values)
+                imports.write_import(
+                    connection, run_id, domain, scrub_config(config), RunStatus.FINISHED.value, items, self.finish_values
+                )
 
         retry_transient(write, "import")
         return run_id
@@ -488,8 +507,7 @@ class Store(Ownership):
         with self._reading() as session:
             return imports.imported_cases(session.connection(), run_id)
 
-    def set_case_data(self, conversation_id: str, data: JsonObject, bucket: str | None,
-                      rules_state: str | None = None) -> None:
+    def set_case_data(self, conversation_id: str, data: JsonObject, bucket: str | None, rules_state: str | None = None) -> None:
         """Replace an imported conversation's case (a reviewer set a slot), its bucket and its rules' state."""
 
         def write() -> None:
@@ -582,8 +600,13 @@ class Store(Ownership):
         with self._reading() as session:
             return reviews.overrides(session, run_id, conversation_id)
 
-    def conversation_table(self, run_id: str, conversation_ids: Sequence[str] | None = None,
-                           after: browse.ListKey | None = None, limit: int | None = None) -> browse.ConversationTable:
+    def conversation_table(
+        self,
+        run_id: str,
+        conversation_ids: Sequence[str] | None = None,
+        after: browse.ListKey | None = None,
+        limit: int | None = None,
+    ) -> browse.ConversationTable:
         """The Review list of a run (or of some of its conversations, or the page after `after`): rows
         with verdict summaries, one query, in the list's order."""
         with self._reading() as session:
@@ -614,8 +637,12 @@ def _unjudged(wanted: Sequence[str]) -> ColumnElement[bool]:
     failed = and_(verdicts.c.criterion == JUDGE_FAILED, verdicts.c.unscored.is_(True))
     # One index probe per source (does it have a verdict?) rather than counting a conversation's
     # verdicts of every source: a third of the time on a 50,000-conversation run.
-    lacks = [~select(verdicts.c.id).where(verdicts.c.conversation_id == ConversationRow.id, verdicts.c.source == source,
-                                          ~failed).exists() for source in wanted]
+    lacks = [
+        ~select(verdicts.c.id)
+        .where(verdicts.c.conversation_id == ConversationRow.id, verdicts.c.source == source, ~failed)
+        .exists()
+        for source in wanted
+    ]
     return and_(ConversationRow.status == ConversationStatus.FINISHED.value, or_(*lacks))
 
 
@@ -655,5 +682,12 @@ def _totals(events: Iterable[Event]) -> dict[str, Any]:
             if event.role == "agent":
                 agent_tokens += event.prompt_tokens + event.completion_tokens
                 agent_cost += event.cost_usd
-    return {"turns": turns, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost,
-            "agent_turns": agent_turns, "agent_tokens": agent_tokens, "agent_cost_usd": agent_cost}
+    return {
+        "turns": turns,
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "cost_usd": cost,
+        "agent_turns": agent_turns,
+        "agent_tokens": agent_tokens,
+        "agent_cost_usd": agent_cost,
+    }

@@ -52,7 +52,7 @@ def refresh(connection: Connection, conversation_ids: Sequence[str]) -> None:
     """
     ids, conversations = sorted(set(conversation_ids)), table_of(ConversationRow)
     for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start:start + _CHUNK]
+        chunk = ids[start : start + _CHUNK]
         which = select(conversations.c.id).where(conversations.c.id.in_(chunk))
         # FOR NO KEY UPDATE: the overrides and verdicts just inserted hold KEY SHARE locks on these
         # rows (their foreign keys), which a plain FOR UPDATE would wait on: a deadlock between two.
@@ -86,9 +86,19 @@ def _latest_overrides() -> Any:
     """Each (conversation, criterion, source)'s newest override: the one in effect."""
     o = table_of(OverrideRow)
     newest = select(func.max(o.c.id).label("id")).group_by(o.c.conversation_id, o.c.criterion, o.c.source).subquery()
-    return (select(o.c.conversation_id, o.c.criterion, o.c.source, o.c.human_passed, o.c.human_score,
-                   o.c.original_passed, o.c.original_score)
-            .join(newest, newest.c.id == o.c.id).subquery("latest"))
+    return (
+        select(
+            o.c.conversation_id,
+            o.c.criterion,
+            o.c.source,
+            o.c.human_passed,
+            o.c.human_score,
+            o.c.original_passed,
+            o.c.original_score,
+        )
+        .join(newest, newest.c.id == o.c.id)
+        .subquery("latest")
+    )
 
 
 def _summary(conversations: Select[Any], with_overrides: bool) -> Select[Any]:
@@ -112,18 +122,23 @@ def _summary(conversations: Select[Any], with_overrides: bool) -> Select[Any]:
         score = func.coalesce(lo.c.human_score, v.c.score)
         moved = or_(
             and_(lo.c.human_passed.is_not(None), or_(lo.c.original_passed.is_(None), lo.c.human_passed != lo.c.original_passed)),
-            and_(lo.c.human_score.is_not(None), or_(lo.c.original_score.is_(None),
-                                                     func.abs(lo.c.human_score - lo.c.original_score) >= DISAGREE_SCORE)),
+            and_(
+                lo.c.human_score.is_not(None),
+                or_(lo.c.original_score.is_(None), func.abs(lo.c.human_score - lo.c.original_score) >= DISAGREE_SCORE),
+            ),
         )
         extra = [func.count(lo.c.conversation_id).label("overridden"), func.count().filter(moved).label("disagree")]
-        joined = v.outerjoin(lo, and_(lo.c.conversation_id == v.c.conversation_id, lo.c.criterion == v.c.criterion,
-                                      lo.c.source == v.c.source))
+        joined = v.outerjoin(
+            lo, and_(lo.c.conversation_id == v.c.conversation_id, lo.c.criterion == v.c.criterion, lo.c.source == v.c.source)
+        )
     return (
-        select(v.c.conversation_id,
-               func.count().filter(and_(is_rule, failed)).label("rules_failed"),
-               func.avg(score).filter(and_(~is_rule, scored)).label("judge_mean"),
-               func.aggregate_strings(v.c.criterion, SEPARATOR).filter(failed).label("failing"),
-               *extra)
+        select(
+            v.c.conversation_id,
+            func.count().filter(and_(is_rule, failed)).label("rules_failed"),
+            func.avg(score).filter(and_(~is_rule, scored)).label("judge_mean"),
+            func.aggregate_strings(v.c.criterion, SEPARATOR).filter(failed).label("failing"),
+            *extra,
+        )
         .select_from(joined)
         .where(v.c.conversation_id.in_(conversations))
         .group_by(v.c.conversation_id)
@@ -134,13 +149,17 @@ Vote = tuple[bool | None, float | None]
 """A criterion's effective (passed, score): (None, None) when every verdict of it is unscored."""
 
 
-def overridden(passed: bool | None, score: float | None, unscored: bool,
-               label: EffectiveLabel | None) -> tuple[bool | None, float | None, bool]:
+def overridden(
+    passed: bool | None, score: float | None, unscored: bool, label: EffectiveLabel | None
+) -> tuple[bool | None, float | None, bool]:
     """A verdict's pass, score and unscored flag once its effective human label (if any) is applied."""
     if label is None:
         return passed, score, unscored
-    return (label.human_passed if label.human_passed is not None else passed,
-            label.human_score if label.human_score is not None else score, False)
+    return (
+        label.human_passed if label.human_passed is not None else passed,
+        label.human_score if label.human_score is not None else score,
+        False,
+    )
 
 
 def vote(verdicts: Sequence[tuple[bool | None, float | None, bool]]) -> Vote:
@@ -164,7 +183,7 @@ def write_marks(connection: Connection, which: Select[Any]) -> None:
     table = table_of(ConversationSummaryRow)
     statement = update(table).where(table.c.conversation_id == bindparam("cid")).values(marks=bindparam("marks"))
     for start in range(0, len(ids), _CHUNK):
-        found = marks_of(connection, ids[start:start + _CHUNK])
+        found = marks_of(connection, ids[start : start + _CHUNK])
         if found:
             connection.execute(statement, [{"cid": cid, "marks": _as_json(m)} for cid, m in found.items()])
 
@@ -173,24 +192,29 @@ def _as_json(marks: dict[str, Vote]) -> str:
     """`{"passed": {criterion: passed}, "score": {criterion: score}}`: every criterion in `passed`, the
     scored ones in `score`. Two flat objects, not a pair per criterion: a report decodes a run's marks
     in half the time (the pairs were a million small lists for the garbage collector to walk)."""
-    return json.dumps({"passed": {k: passed for k, (passed, _) in marks.items()},
-                       "score": {k: score for k, (_, score) in marks.items() if score is not None}})
+    return json.dumps(
+        {
+            "passed": {k: passed for k, (passed, _) in marks.items()},
+            "score": {k: score for k, (_, score) in marks.items() if score is not None},
+        }
+    )
 
 
 def marks_of(connection: Connection, conversation_ids: Sequence[str]) -> dict[str, dict[str, Vote]]:
     """conversation -> criterion -> its vote, from the verdicts (in insertion order) and the overrides."""
     v, o = table_of(VerdictRow), table_of(OverrideRow)
-    rows = connection.execute(select(v.c.conversation_id, v.c.criterion, v.c.source, v.c.passed, v.c.score, v.c.unscored)
-                              .where(v.c.conversation_id.in_(conversation_ids))
-                              .order_by(v.c.conversation_id, v.c.id)).all()
+    rows = connection.execute(
+        select(v.c.conversation_id, v.c.criterion, v.c.source, v.c.passed, v.c.score, v.c.unscored)
+        .where(v.c.conversation_id.in_(conversation_ids))
+        .order_by(v.c.conversation_id, v.c.id)
+    ).all()
     labels = resolve(connection.execute(select(*o.columns).where(o.c.conversation_id.in_(conversation_ids)))).labels
     grouped: dict[str, dict[str, list[tuple[bool | None, float | None, bool]]]] = defaultdict(lambda: defaultdict(list))
     for cid, criterion, source, passed, score, unscored in rows:  # written with every verdict: kept tight
         label = labels.get((cid, criterion, source)) if labels else None
         verdict = (passed, score, bool(unscored))
         grouped[cid][criterion].append(verdict if label is None else overridden(*verdict, label))
-    return {cid: {criterion: vote(found) for criterion, found in by_criterion.items()}
-            for cid, by_criterion in grouped.items()}
+    return {cid: {criterion: vote(found) for criterion, found in by_criterion.items()} for cid, by_criterion in grouped.items()}
 
 
 def conversation_marks(session: Session, run_id: str) -> list[MarkedConversation]:
@@ -202,9 +226,23 @@ def conversation_marks(session: Session, run_id: str) -> list[MarkedConversation
     """
     c, s = table_of(ConversationRow), table_of(ConversationSummaryRow)
     which = (c.c.run_id == run_id, c.c.status.in_(("finished", "errored")))
-    query = (select(c.c.id, c.c.agent, c.c.domain, c.c.case_id, c.c.repeat, c.c.bucket, c.c.conflict, c.c.status,
-                    c.c.agent_turns, c.c.agent_tokens, c.c.agent_cost_usd)
-             .where(*which).order_by(c.c.case_id, c.c.agent, c.c.repeat, c.c.id))
+    query = (
+        select(
+            c.c.id,
+            c.c.agent,
+            c.c.domain,
+            c.c.case_id,
+            c.c.repeat,
+            c.c.bucket,
+            c.c.conflict,
+            c.c.status,
+            c.c.agent_turns,
+            c.c.agent_tokens,
+            c.c.agent_cost_usd,
+        )
+        .where(*which)
+        .order_by(c.c.case_id, c.c.agent, c.c.repeat, c.c.id)
+    )
     conversations = session.execute(query).all()
     found = session.execute(select(s.c.conversation_id, s.c.marks).where(s.c.conversation_id.in_(select(c.c.id).where(*which))))
     marks = {cid: text for cid, text in found}

@@ -48,8 +48,7 @@ NO_SCORE = -0.05
 
 def reviewer_labels(store: Store, disagreement: Disagreement) -> dict[str, Any]:
     """reviewer -> their latest label of the item (an override record, with its reason), as agreement counts it."""
-    found = [o for o in store.overrides(conversation_id=disagreement.conversation_id)
-             if o.criterion == disagreement.criterion]
+    found = [o for o in store.overrides(conversation_id=disagreement.conversation_id) if o.criterion == disagreement.criterion]
     return resolve(found, key=by_criterion).reviewers.get((disagreement.conversation_id, disagreement.criterion), {})
 
 
@@ -83,7 +82,7 @@ class AdjudicateDialog(QDialog):
         self.score.setDecimals(2)
         self.score.setSpecialValueText("no score")
         self.score.setValue(NO_SCORE)
-        self.score.setToolTip(f"A 0-1 score (pass from {PASS_THRESHOLD:g}); leave at \"no score\" for pass/fail only")
+        self.score.setToolTip(f'A 0-1 score (pass from {PASS_THRESHOLD:g}); leave at "no score" for pass/fail only')
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("Why this is the final label (required)")
         self.author = QLineEdit(self.profile)
@@ -105,8 +104,10 @@ class AdjudicateDialog(QDialog):
 
     def _build(self) -> None:
         d = self.disagreement
-        head = QLabel(f"<b>{d.criterion}</b> of <b>{d.conversation_id}</b>: the reviewers disagree. "
-                      "Your label is final: calibration and metrics use it (append-only, the reviewers' labels stay).")
+        head = QLabel(
+            f"<b>{d.criterion}</b> of <b>{d.conversation_id}</b>: the reviewers disagree. "
+            "Your label is final: calibration and metrics use it (append-only, the reviewers' labels stay)."
+        )
         head.setWordWrap(True)
         value = QHBoxLayout()
         value.addWidget(self.passed)
@@ -184,8 +185,15 @@ class AdjudicateDialog(QDialog):
 
     def _check(self) -> None:
         passed, _ = self.final()
-        missing = [what for what, gap in (("a final label", passed is None), ("a reason", not self.reason.text().strip()),
-                                          ("your name", not self.author.text().strip())) if gap]
+        missing = [
+            what
+            for what, gap in (
+                ("a final label", passed is None),
+                ("a reason", not self.reason.text().strip()),
+                ("your name", not self.author.text().strip()),
+            )
+            if gap
+        ]
         self.buttons.button(QDialogButtonBox.StandardButton.Save).setEnabled(not missing)
         self.problem.setText(f"Needs {' and '.join(missing)}." if missing else "")
 
@@ -198,9 +206,21 @@ class AdjudicateDialog(QDialog):
             sources = sorted({v.source for v in self.store.verdicts(d.conversation_id) if v.criterion == d.criterion})
             if not sources:
                 raise SageError(f"conversation {d.conversation_id} has no {d.criterion!r} verdict left to adjudicate")
-            self.saved_ids = self.store.add_overrides([
-                NewOverride(d.conversation_id, d.criterion, s, human_passed=passed, human_score=score,
-                            reason=self.reason.text().strip(), author=author, kind=ADJUDICATION) for s in sources])
+            self.saved_ids = self.store.add_overrides(
+                [
+                    NewOverride(
+                        d.conversation_id,
+                        d.criterion,
+                        s,
+                        human_passed=passed,
+                        human_score=score,
+                        reason=self.reason.text().strip(),
+                        author=author,
+                        kind=ADJUDICATION,
+                    )
+                    for s in sources
+                ]
+            )
             if not self.profile:
                 set_reviewer_name(author)
         except (SageError, ValueError, OSError) as exc:
@@ -220,8 +240,10 @@ class ConversationPreview(QWidget):
         record = store.conversation(conversation_id)
         events = store.events(conversation_id)
         kinds = {e.name: e.kind for e in events if isinstance(e, ToolCall) and e.kind}
-        title = QLabel(f"<b>{record.case_id}</b> · {record.agent} · repeat {record.repeat} · "
-                       f"<span style='color:#64748b'>{conversation_id}</span>")
+        title = QLabel(
+            f"<b>{record.case_id}</b> · {record.agent} · repeat {record.repeat} · "
+            f"<span style='color:#64748b'>{conversation_id}</span>"
+        )
         title.setWordWrap(True)
         self.transcript, self.timeline, split = transcript_over_timeline(420, 160)
         self.transcript.show_events(events, kinds)

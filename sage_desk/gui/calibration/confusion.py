@@ -58,16 +58,25 @@ class ConfusionMatrix(QWidget):
         for (human, judge), cell in self.cells.items():
             count = counts.get((human, judge))
             row_total = (c.human_passes if human else c.human_fails) if c is not None else 0
-            share = f"<br><span style='color:#64748b'>{count / row_total:.0%} of row</span>" if count is not None and row_total else ""
+            share = (
+                f"<br><span style='color:#64748b'>{count / row_total:.0%} of row</span>"
+                if count is not None and row_total
+                else ""
+            )
             cell.setText("–" if count is None else f"<b style='font-size:15pt'>{count}</b>{share}")
             fill = EMPTY_FILL if count is None else AGREE_FILL if human == judge else DISAGREE_FILL
             cell.setStyleSheet(f"background: {fill}; border-radius: 6px;")
-        self.note.setText("Green: judge and human agree. Red: they disagree (listed on the right)."
-                          if c is not None else "Pick a criterion in the table above.")
+        self.note.setText(
+            "Green: judge and human agree. Red: they disagree (listed on the right)."
+            if c is not None
+            else "Pick a criterion in the table above."
+        )
 
     def counts(self) -> dict[str, int | None]:
         """What the grid shows, for tests: tp, fn, fp, tn (None when blank)."""
+
         def value(key: tuple[bool, bool]) -> int | None:
             text = self.cells[key].text()
             return None if text == "–" else int(text.split("</b>")[0].rsplit(">", 1)[1])
+
         return {"tp": value((True, True)), "fn": value((True, False)), "fp": value((False, True)), "tn": value((False, False))}

@@ -94,8 +94,12 @@ class RecordTable(QAbstractTableModel, Generic[Row]):
         """Colours and tooltips of a cell, for subclasses."""
         return None
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # Qt API
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # Qt API
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -112,12 +116,15 @@ class AgreementModel(RecordTable[CriterionRow]):
         Column("Criterion", "The judge criterion a human labelled", lambda r: short_criterion(r.criterion), False),
         Column("Labelled", "Conversations a human labelled that this judge scored", lambda r: str(r.agreement.n)),
         Column("Accuracy", "Share of labelled conversations where judge and human agree", lambda r: pct(r.agreement.accuracy)),
-        Column("Kappa", "Cohen's kappa: agreement beyond chance (1 perfect, 0 chance, below 0 worse than chance; "
-               "– when undefined: everyone gave one class)", lambda r: kappa_text(r.agreement.kappa)),
+        Column(
+            "Kappa",
+            "Cohen's kappa: agreement beyond chance (1 perfect, 0 chance, below 0 worse than chance; "
+            "– when undefined: everyone gave one class)",
+            lambda r: kappa_text(r.agreement.kappa),
+        ),
         Column("True pass", "Of what humans passed, the share the judge passed too", lambda r: pct(r.agreement.true_pass_rate)),
         Column("True fail", "Of what humans failed, the share the judge failed too", lambda r: pct(r.agreement.true_fail_rate)),
-        Column("Status", "Whether there are enough labels of both classes to trust the figures",
-               lambda r: _status(r), False),
+        Column("Status", "Whether there are enough labels of both classes to trust the figures", lambda r: _status(r), False),
     )
 
     def extra(self, row: CriterionRow, column: int, role: int) -> Any:
@@ -133,8 +140,14 @@ class AgreementModel(RecordTable[CriterionRow]):
         return None
 
 
-KAPPA_WORDS = ((0.005, "no better than chance"), (0.2, "slight agreement"), (0.4, "fair agreement"),
-               (0.6, "moderate agreement"), (0.8, "substantial agreement"), (1.01, "almost perfect agreement"))
+KAPPA_WORDS = (
+    (0.005, "no better than chance"),
+    (0.2, "slight agreement"),
+    (0.4, "fair agreement"),
+    (0.6, "moderate agreement"),
+    (0.8, "substantial agreement"),
+    (1.01, "almost perfect agreement"),
+)
 """Landis and Koch's reading of kappa: below each bound, these words."""
 
 
@@ -165,7 +178,9 @@ class DisagreementModel(RecordTable[LabelledItem]):
 
     columns = (
         Column("Conversation", "Double-click or press Enter to open it in Review", lambda i: i.conversation_id, False),
-        Column("Judge", "What the judge said (hover for its rationale)", lambda i: verdict_text(i.judge_passed, i.judge_score), False),
+        Column(
+            "Judge", "What the judge said (hover for its rationale)", lambda i: verdict_text(i.judge_passed, i.judge_score), False
+        ),
         Column("Human", "What the reviewer said", lambda i: verdict_text(i.label.passed, i.label.score), False),
         Column("Reason", "The reviewer's reason", lambda i: i.label.reason, False),
         Column("Case", "The case it played", lambda i: i.case_id, False),
@@ -196,8 +211,12 @@ class BeforeAfterModel(RecordTable[BeforeAfter]):
     """Agreement on the held-out labels before and after calibration, per criterion."""
 
     columns = (
-        Column("Criterion", "The judge criterion; '(no examples)' when the prompt had none for it",
-               lambda r: short_criterion(r.criterion) + ("" if r.calibrated else " (no examples)"), False),
+        Column(
+            "Criterion",
+            "The judge criterion; '(no examples)' when the prompt had none for it",
+            lambda r: short_criterion(r.criterion) + ("" if r.calibrated else " (no examples)"),
+            False,
+        ),
         Column("Held out", "Held-out labels scored both before and after (amber: too few to trust)", lambda r: str(r.after.n)),
         Column("Accuracy", "Before → after", lambda r: _arrow(pct(r.before.accuracy), pct(r.after.accuracy))),
         Column("Kappa", "Before → after", lambda r: _arrow(kappa_text(r.before.kappa), kappa_text(r.after.kappa))),

@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
 
 from sage_desk.core.calibration import BASELINE_MESSAGE
 
-EXPLAIN = ("Human labels of train cases (half of the cases, by a hash of the case id) become examples in the "
-           "judge's prompt, balanced pass and fail. The judge then scores the held-out cases again, so you see "
-           "agreement before and after on labels it never saw. This calls the model.")
+EXPLAIN = (
+    "Human labels of train cases (half of the cases, by a hash of the case id) become examples in the "
+    "judge's prompt, balanced pass and fail. The judge then scores the held-out cases again, so you see "
+    "agreement before and after on labels it never saw. This calls the model."
+)
 MODEL_HINT = "openai/gpt-4o-mini"
 
 
@@ -125,8 +127,7 @@ class CalibratePanel(QWidget):
 
     def options(self) -> dict[str, Any]:
         """Keyword options for `calibrate_async`."""
-        return {"api_base": self.api_base.text().strip() or None, "per_class": self.per_class.value(),
-                "seed": self.seed.value()}
+        return {"api_base": self.api_base.text().strip() or None, "per_class": self.per_class.value(), "seed": self.seed.value()}
 
     def _check(self, *_args: Any) -> None:
         problem = self.problem()

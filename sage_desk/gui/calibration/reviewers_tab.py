@@ -36,14 +36,22 @@ class ReviewerAgreementModel(RecordTable[CriterionAgreement]):
         Column("Criterion", "The criterion reviewers labelled", lambda r: short_criterion(r.criterion), False),
         Column("Reviewers", "Who labelled it", _reviewers, False),
         Column("n", "Items two or more reviewers labelled", lambda r: str(r.n)),
-        Column("Agree", "Share of those items on which every reviewer gave the same pass/fail",
-               lambda r: pct(r.percent_agreement)),
-        Column("Kappa", "Cohen's kappa between the two reviewers (– with more than two: see `sage-desk agreement "
-               "--format json` for every pair)", lambda r: kappa_text(r.kappa)),
+        Column(
+            "Agree", "Share of those items on which every reviewer gave the same pass/fail", lambda r: pct(r.percent_agreement)
+        ),
+        Column(
+            "Kappa",
+            "Cohen's kappa between the two reviewers (– with more than two: see `sage-desk agreement "
+            "--format json` for every pair)",
+            lambda r: kappa_text(r.kappa),
+        ),
         Column("Alpha", "Krippendorff's alpha on pass/fail (any number of reviewers)", lambda r: kappa_text(r.alpha)),
         Column("Disagree", "Items where reviewers differ", lambda r: str(len(r.disagreements()))),
-        Column("Unresolved", "Disagreements nobody has adjudicated: left out of calibration",
-               lambda r: str(sum(1 for d in r.disagreements() if d.adjudicated is None))),
+        Column(
+            "Unresolved",
+            "Disagreements nobody has adjudicated: left out of calibration",
+            lambda r: str(sum(1 for d in r.disagreements() if d.adjudicated is None)),
+        ),
     )
 
 
@@ -85,12 +93,16 @@ class ReviewerAgreementTab(QWidget):
         self.disagreement_view.doubleClicked.connect(lambda index: self.adjudicate(index.row()))
         self.disagreement_view.selectionModel().currentRowChanged.connect(lambda *_: self._enable())
         self.adjudicate_button = QPushButton("Adjudicate…")
-        self.adjudicate_button.setToolTip("Record the final label of the chosen disagreement, with a reason "
-                                          "(as `sage-desk adjudicate`); double-clicking a row does the same")
+        self.adjudicate_button.setToolTip(
+            "Record the final label of the chosen disagreement, with a reason "
+            "(as `sage-desk adjudicate`); double-clicking a row does the same"
+        )
         self.adjudicate_button.clicked.connect(lambda: self.adjudicate())
         self.open_button = QPushButton("Open Conversation")
-        self.open_button.setToolTip("Show the chosen disagreement's conversation in Review: its turns, tool calls "
-                                    "and verdicts (the Adjudicate dialog shows it beside the labels too)")
+        self.open_button.setToolTip(
+            "Show the chosen disagreement's conversation in Review: its turns, tool calls "
+            "and verdicts (the Adjudicate dialog shows it beside the labels too)"
+        )
         self.open_button.clicked.connect(self._open)
         actions = QHBoxLayout()
         actions.addWidget(QLabel("Where reviewers disagree:"))
@@ -116,13 +128,17 @@ class ReviewerAgreementTab(QWidget):
         for column in range(header.count() - 1):  # names and labels whole (they were cut: "ana.sample …")
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         if not rows:
-            self.summary.setText("No item has labels from two reviewers yet. A review queue with two reviews "
-                                 "per item (`sage-desk queue create NAME --reviews 2`) arranges it.")
+            self.summary.setText(
+                "No item has labels from two reviewers yet. A review queue with two reviews "
+                "per item (`sage-desk queue create NAME --reviews 2`) arranges it."
+            )
         else:
             found = self.disagreements.rows
             open_ = sum(1 for d in found if d.adjudicated is None)
-            self.summary.setText(f"{len(found)} disagreement(s), {open_} unresolved: unresolved ones are left out of "
-                                 "calibration until adjudicated (Adjudicate…, or `sage-desk adjudicate`).")
+            self.summary.setText(
+                f"{len(found)} disagreement(s), {open_} unresolved: unresolved ones are left out of "
+                "calibration until adjudicated (Adjudicate…, or `sage-desk adjudicate`)."
+            )
         self._enable()
 
     def select_disagreement(self, conversation_id: str, criterion: str) -> int | None:

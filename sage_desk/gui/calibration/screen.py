@@ -46,10 +46,12 @@ EXPORT_FILTERS = {"JSON Lines (*.jsonl)": "jsonl", "CSV (*.csv)": "csv"}
 def no_labels_text(run_id: str, judges: list[str]) -> str:
     """What an unlabelled run shows: how to get labels."""
     have = f" Judges in this run: {', '.join(judges)}." if judges else " This run has no judge verdicts to compare."
-    return (f"<p><b>No human labels in this run yet.</b></p><p>Label conversations in <b>Review</b> (override a "
-            f"judge score), or import a CSV of labels:<br><code>sage-desk label --run {run_id} --from labels.csv</code>"
-            f"<br>(columns conversation, criterion, value, reason, author).</p><p>The figures need {MIN_LABELS} or more "
-            f"labels of each criterion, passes and fails both.{have}</p>")
+    return (
+        f"<p><b>No human labels in this run yet.</b></p><p>Label conversations in <b>Review</b> (override a "
+        f"judge score), or import a CSV of labels:<br><code>sage-desk label --run {run_id} --from labels.csv</code>"
+        f"<br>(columns conversation, criterion, value, reason, author).</p><p>The figures need {MIN_LABELS} or more "
+        f"labels of each criterion, passes and fails both.{have}</p>"
+    )
 
 
 def _table(model: Any, stretch_last: bool = True) -> QTableView:
@@ -77,8 +79,14 @@ class CalibrationScreen(StoreScreen, QWidget):
 
     message = Signal(str)
 
-    def __init__(self, workspace: Workspace | None = None, notifier: Any = None, store: Any = None,
-                 db_url: str | None = None, parent: Any = None):
+    def __init__(
+        self,
+        workspace: Workspace | None = None,
+        notifier: Any = None,
+        store: Any = None,
+        db_url: str | None = None,
+        parent: Any = None,
+    ):
         super().__init__(parent)
         self.setObjectName("calibration")
         self.workspace = workspace or Workspace(db_url=db_url, store=store, parent=self)
@@ -221,8 +229,10 @@ class CalibrationScreen(StoreScreen, QWidget):
 
     def menus(self) -> dict[str, list[QAction | None]]:
         """The Calibration menu of the main window."""
-        return {"&File": [self.export_action], "&Calibration": [self.refresh_action, self.calibrate_action, None,
-                                                                 self.export_action]}
+        return {
+            "&File": [self.export_action],
+            "&Calibration": [self.refresh_action, self.calibrate_action, None, self.export_action],
+        }
 
     def toolbar_actions(self) -> list[QAction | None]:
         """Buttons for the main toolbar."""
@@ -343,8 +353,10 @@ class CalibrationScreen(StoreScreen, QWidget):
             judges = self._run_judges(report.run_id)
             text = no_labels_text(report.run_id, judges)
             if report.labels:
-                text = (f"<p><b>{report.labels} human label(s), but no judge verdict to compare them with.</b></p>"
-                        "<p>Re-judge the run (<code>sage-desk rejudge</code>) or label judge scores in Review.</p>")
+                text = (
+                    f"<p><b>{report.labels} human label(s), but no judge verdict to compare them with.</b></p>"
+                    "<p>Re-judge the run (<code>sage-desk rejudge</code>) or label judge scores in Review.</p>"
+                )
             self.empty.setText(text)
         self.empty.setVisible(empty)
         self.table.setVisible(not empty)
@@ -357,8 +369,10 @@ class CalibrationScreen(StoreScreen, QWidget):
         mine = [i for i in report.items if i.source == judge]
         authors = {i.label.author for i in mine if i.label.author}
         disagreements = len(report.disagreements(judge))
-        self.summary.setText(f"{report.labels} human label(s) in this run; {len(mine)} scored by {judge} "
-                             f"({disagreements} disagreement(s)); {len(authors)} reviewer(s).")
+        self.summary.setText(
+            f"{report.labels} human label(s) in this run; {len(mine)} scored by {judge} "
+            f"({disagreements} disagreement(s)); {len(authors)} reviewer(s)."
+        )
 
     def current_criterion(self) -> str | None:
         """The criterion selected in the agreement table."""
@@ -376,7 +390,9 @@ class CalibrationScreen(StoreScreen, QWidget):
     def _fill_disagreements(self, *_args: Any) -> None:
         report, judge = self.report, self.current_judge()
         criterion = None if self.all_criteria.isChecked() else self.current_criterion()
-        found = report.disagreements(judge, criterion) if report and judge and (criterion or self.all_criteria.isChecked()) else []
+        found = (
+            report.disagreements(judge, criterion) if report and judge and (criterion or self.all_criteria.isChecked()) else []
+        )
         self.disagreements.set_rows(found)
         self.disagreement_view.setColumnHidden(DisagreementModel.CRITERION, not self.all_criteria.isChecked())
         self.tabs.setTabText(0, f"Disagreements ({len(found)})")
@@ -426,21 +442,27 @@ class CalibrationScreen(StoreScreen, QWidget):
             failed, total, first = judge_failures(outcome.result)
             if total and failed == total:  # nothing was measured: an error, not an empty success
                 self.results.set_rows([])
-                self.results_summary.setText(f"<b>{outcome.result.model}</b> answered none of {total} held-out "
-                                             f"conversation(s): {first}")
-                self._report_error("Calibration failed", f"{outcome.result.model} answered none of {total} held-out "
-                                   f"conversation(s). The first error: {first}")
+                self.results_summary.setText(
+                    f"<b>{outcome.result.model}</b> answered none of {total} held-out conversation(s): {first}"
+                )
+                self._report_error(
+                    "Calibration failed",
+                    f"{outcome.result.model} answered none of {total} held-out conversation(s). The first error: {first}",
+                )
                 return
             self._show_result(outcome.result)
             if failed:
-                self.results_summary.setText(self.results_summary.text() + f"<br><span style='color:#b91c1c'>{failed} of "
-                                             f"{total} held-out conversation(s) were not judged (left out above): {first}</span>")
+                self.results_summary.setText(
+                    self.results_summary.text() + f"<br><span style='color:#b91c1c'>{failed} of "
+                    f"{total} held-out conversation(s) were not judged (left out above): {first}</span>"
+                )
 
     def _show_result(self, result: Any) -> None:
         self.results.set_rows(result.rows)
         before, after = result.before, result.after
-        origin = ("the stored verdicts of this judge" if result.before_from == "stored"
-                  else "this judge without examples, judged now")
+        origin = (
+            "the stored verdicts of this judge" if result.before_from == "stored" else "this judge without examples, judged now"
+        )
         skipped = "".join(f"<br>No examples for {c}: {why}." for c, why in result.selection.skipped.items())
         warn = f" <span style='color:#8a5a00'>({after.warning})</span>" if after.warning else ""
         self.results_summary.setText(
@@ -450,7 +472,8 @@ class CalibrationScreen(StoreScreen, QWidget):
             f"All held-out labels: accuracy <b>{pct(before.accuracy)} → {pct(after.accuracy)}</b>, kappa "
             f"<b>{kappa_text(before.kappa)} → {kappa_text(after.kappa)}</b>{warn}.<br>"
             f"Before = {origin}. {result.calls} model call(s), ${result.cost_usd:.4f}. "
-            f"The run's stored verdicts are unchanged.{skipped}")
+            f"The run's stored verdicts are unchanged.{skipped}"
+        )
         self.tabs.setCurrentIndex(1)
         self.message.emit(f"Calibrated {result.model}: held-out accuracy {pct(before.accuracy)} → {pct(after.accuracy)}")
 
@@ -483,9 +506,9 @@ class CalibrationScreen(StoreScreen, QWidget):
     def _ask_export(self) -> None:
         if not self.current_run():
             return
-        path, chosen = file_dialogs.save_file_name(self, "Export calibration set",
-                                                   export_target(f"{self.current_run()}-calibration.jsonl"),
-                                                   ";;".join(EXPORT_FILTERS))
+        path, chosen = file_dialogs.save_file_name(
+            self, "Export calibration set", export_target(f"{self.current_run()}-calibration.jsonl"), ";;".join(EXPORT_FILTERS)
+        )
         remember_export(path)
         if path:
             fmt = "csv" if path.lower().endswith(".csv") else EXPORT_FILTERS.get(chosen, "jsonl")
@@ -505,4 +528,3 @@ class CalibrationScreen(StoreScreen, QWidget):
         self.panel.model.setCurrentText(str(settings.value("calibration/model", "") or ""))
         self.panel.api_base.setText(str(settings.value("calibration/api_base", "") or ""))
         self.panel.per_class.setValue(int(str(settings.value("calibration/per_class", 2) or 2)))
-

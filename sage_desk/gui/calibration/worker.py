@@ -40,8 +40,9 @@ class CalibrateThread(AsyncThread):
 
     async def work(self) -> CalibrationResult:
         await self.probe()
-        return await calibrate_async(self.store, self.run_id, self.model, on_progress=self.progressed.emit,
-                                     cancelled=lambda: self.stopping, **self.options)
+        return await calibrate_async(
+            self.store, self.run_id, self.model, on_progress=self.progressed.emit, cancelled=lambda: self.stopping, **self.options
+        )
 
     async def probe(self) -> None:
         """One short request, not retried: JudgeError naming the endpoint when the model does not answer."""
@@ -51,8 +52,13 @@ class CalibrateThread(AsyncThread):
             return  # core refuses it with its own message
         api_base = self.options.get("api_base")
         try:
-            await LlmClient().complete(self.model, [{"role": "user", "content": "Reply with the word OK."}],
-                                       api_base=api_base, timeout=PROBE_TIMEOUT_S, max_retries=0)
+            await LlmClient().complete(
+                self.model,
+                [{"role": "user", "content": "Reply with the word OK."}],
+                api_base=api_base,
+                timeout=PROBE_TIMEOUT_S,
+                max_retries=0,
+            )
         except SageError as exc:
             where = f" at {api_base}" if api_base else ""
             raise JudgeError(f"{self.model}{where} does not answer, so nothing was judged: {exc}") from exc

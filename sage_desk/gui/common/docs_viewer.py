@@ -25,8 +25,18 @@ from PySide6.QtWidgets import (
 
 from sage_desk.core.locations import docs_dir
 
-PAGE_ORDER = ("README.md", "quickstart.md", "sop-authoring.md", "new-domain.md", "models.md", "import.md", "metrics.md",
-              "calibration.md", "file-formats.md", "cli.md")
+PAGE_ORDER = (
+    "README.md",
+    "quickstart.md",
+    "sop-authoring.md",
+    "new-domain.md",
+    "models.md",
+    "import.md",
+    "metrics.md",
+    "calibration.md",
+    "file-formats.md",
+    "cli.md",
+)
 
 
 def page_title(path: Path) -> str:

@@ -146,6 +146,8 @@ def cut_off_widgets(window: QWidget) -> list[str]:
             text = widget.text() if isinstance(widget, (QAbstractButton, QLabel)) else ""
             name = widget.objectName() or text[:30]
             g = widget.geometry()
-            found.append(f"{type(widget).__name__} {name!r} at {g.x()},{g.y()} {g.width()}x{g.height()} "
-                         f"in {type(parent).__name__} {parent.width()}x{parent.height()}")
+            found.append(
+                f"{type(widget).__name__} {name!r} at {g.x()},{g.y()} {g.width()}x{g.height()} "
+                f"in {type(parent).__name__} {parent.width()}x{parent.height()}"
+            )
     return found

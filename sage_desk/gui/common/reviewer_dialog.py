@@ -18,8 +18,10 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBo
 from sage_desk.core.errors import SageError
 from sage_desk.core.reviewers import check_name, reviewer_name, set_reviewer_name
 
-WHY = ("Your labels carry this name, and review queues count what you have done by it. "
-       "Use the same name on every computer you review from.")
+WHY = (
+    "Your labels carry this name, and review queues count what you have done by it. "
+    "Use the same name on every computer you review from."
+)
 
 
 class ProfileSignals(QObject):
@@ -102,8 +104,9 @@ class ReviewerDialog(QDialog):
         super().accept()
 
 
-def ask_reviewer_name(parent: QWidget | None, reason: str = "", name: str = "",
-                      then: Callable[[str], None] | None = None) -> ReviewerDialog:
+def ask_reviewer_name(
+    parent: QWidget | None, reason: str = "", name: str = "", then: Callable[[str], None] | None = None
+) -> ReviewerDialog:
     """Open the dialog (window-modal, not blocking); `then(name)` runs once a name is stored."""
     dialog = ReviewerDialog(parent, reason, name)
     if then is not None:

@@ -46,24 +46,43 @@ class TourStep:
 
 
 STEPS: tuple[TourStep, ...] = (
-    TourStep("sop-editor", "SOP Editor",
-             "Draw a Standard Operating Procedure as a graph: the decisions, the actions the agent must take and how "
-             "each ticket should end. Every start-to-end path becomes test cases; problems show on the nodes as you edit."),
-    TourStep("runs", "Runs",
-             "Play the test cases against agents (the offline baselines or any model through litellm) with a simulated "
-             "customer. Runs work in the background with live counts and cost; API keys stay in the system keyring."),
-    TourStep("review", "Review",
-             "Read each conversation beside its tool calls and verdicts, and see the path the agent took on the graph. "
-             "Override a judge's verdict from the keyboard when it is wrong.", corner="left"),
-    TourStep("calibration", "Calibration",
-             "See how often the judge agrees with your reviewers, criterion by criterion, then re-judge with their "
-             "corrections as examples and export calibration sets."),
-    TourStep("leaderboard", "Leaderboard",
-             "Compare models on separate metrics, never one score: over-escalation, unsafe actions, escalation accuracy "
-             "and more, with charts you can save. Help > Documentation explains each metric."),
-    TourStep("compare-runs", "Compare Runs",
-             "Changed a prompt, a model or the SOP? Pick the run before and the run after: each metric's difference with "
-             "its interval says whether the change is real, and every flipped case opens both conversations side by side."),
+    TourStep(
+        "sop-editor",
+        "SOP Editor",
+        "Draw a Standard Operating Procedure as a graph: the decisions, the actions the agent must take and how "
+        "each ticket should end. Every start-to-end path becomes test cases; problems show on the nodes as you edit.",
+    ),
+    TourStep(
+        "runs",
+        "Runs",
+        "Play the test cases against agents (the offline baselines or any model through litellm) with a simulated "
+        "customer. Runs work in the background with live counts and cost; API keys stay in the system keyring.",
+    ),
+    TourStep(
+        "review",
+        "Review",
+        "Read each conversation beside its tool calls and verdicts, and see the path the agent took on the graph. "
+        "Override a judge's verdict from the keyboard when it is wrong.",
+        corner="left",
+    ),
+    TourStep(
+        "calibration",
+        "Calibration",
+        "See how often the judge agrees with your reviewers, criterion by criterion, then re-judge with their "
+        "corrections as examples and export calibration sets.",
+    ),
+    TourStep(
+        "leaderboard",
+        "Leaderboard",
+        "Compare models on separate metrics, never one score: over-escalation, unsafe actions, escalation accuracy "
+        "and more, with charts you can save. Help > Documentation explains each metric.",
+    ),
+    TourStep(
+        "compare-runs",
+        "Compare Runs",
+        "Changed a prompt, a model or the SOP? Pick the run before and the run after: each metric's difference with "
+        "its interval says whether the change is real, and every flipped case opens both conversations side by side.",
+    ),
 )
 CARD_STYLE = """
 QLabel#tourCounter { color: #7c3aed; font-weight: 600; font-size: 9pt; }
@@ -229,8 +248,10 @@ class TourCard(QWidget):
     def _walks_on(self, target: QObject, event: QKeyEvent) -> bool:
         """Whether a key pressed anywhere in the window walks the tour: the arrows and Esc, unless a text
         field has the focus (the screen a step shows takes the focus, so the card alone would rarely see them)."""
-        if event.key() not in WALK_KEYS or event.modifiers() not in (Qt.KeyboardModifier.NoModifier,
-                                                                     Qt.KeyboardModifier.KeypadModifier):
+        if event.key() not in WALK_KEYS or event.modifiers() not in (
+            Qt.KeyboardModifier.NoModifier,
+            Qt.KeyboardModifier.KeypadModifier,
+        ):
             return False
         if QApplication.activeModalWidget() is not None or QApplication.activePopupWidget() is not None:
             return False
@@ -245,8 +266,9 @@ class TourCard(QWidget):
         """In a bottom corner of the screen on show (its navigation item is the highlighted one), never over
         the top of the screen, where what the card describes is."""
         stack = self.window_.stack
-        area = stack.geometry().translated(stack.parentWidget().mapTo(self.window_, stack.geometry().topLeft())
-                                           - stack.geometry().topLeft())
+        area = stack.geometry().translated(
+            stack.parentWidget().mapTo(self.window_, stack.geometry().topLeft()) - stack.geometry().topLeft()
+        )
         x = area.left() + MARGIN if self.step.corner == "left" else area.right() - self.width() - MARGIN
         y = area.bottom() - self.height() - MARGIN
         self.move(max(area.left(), x), max(area.top() + MARGIN, y))

@@ -60,8 +60,15 @@ class DeltaModel(_RowsModel):
         return None
 
     def text(self, row: dict[str, Any], column: int) -> str:
-        cells = (row["metric"], fmt(row["a"]), fmt(row["b"]), delta_text(row["delta"]), interval_text(row["interval"]),
-                 fmt(row["threshold"]), row["verdict"])
+        cells = (
+            row["metric"],
+            fmt(row["a"]),
+            fmt(row["b"]),
+            delta_text(row["delta"]),
+            interval_text(row["interval"]),
+            fmt(row["threshold"]),
+            row["verdict"],
+        )
         return cells[column]
 
 

@@ -34,8 +34,10 @@ if TYPE_CHECKING:
 
 ROW_HEIGHT = 26
 EMPTY_TEXT = "Compare needs two runs: start them in Runs or with `sage-desk run`"
-PICK_TEXT = ("Pick the run from before a change and the run after it, then Compare: each metric's difference with "
-             "its 95% interval, and the cases that flipped (double-click one to read both conversations)")
+PICK_TEXT = (
+    "Pick the run from before a change and the run after it, then Compare: each metric's difference with "
+    "its 95% interval, and the cases that flipped (double-click one to read both conversations)"
+)
 _RUNNING: set[CompareThread] = set()
 
 
@@ -73,7 +75,7 @@ def before_of(runs: list[Any], after: str) -> str:
     metric worth a difference: the default paired an ecommerce run with a telecom one), else the newest other."""
     later = next((i for i, r in enumerate(runs) if r.id == after), 0)
     domain = runs[later].domain
-    older = runs[later + 1:]
+    older = runs[later + 1 :]
     same = next((r.id for r in older if r.domain == domain), None)
     return same or next((r.id for r in runs if r.id != after), after)
 
@@ -83,8 +85,9 @@ class CompareRunsScreen(StoreScreen, QWidget):
 
     message = Signal(str)
 
-    def __init__(self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None,
-                 workspace: Workspace | None = None):
+    def __init__(
+        self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None, workspace: Workspace | None = None
+    ):
         super().__init__(parent)
         self.setObjectName("compareRuns")
         self.workspace = workspace or Workspace(db_url=db_url, store=store, parent=self)
@@ -231,8 +234,7 @@ class CompareRunsScreen(StoreScreen, QWidget):
         for pair in data["pairs"]:
             a, b = names[0].get(pair["agent_a"], pair["agent_a"]), names[1].get(pair["agent_b"], pair["agent_b"])
             self.pair.addItem(f"{a} -> {b}")
-            self.pair.setItemData(self.pair.count() - 1, f"{pair['agent_a']} -> {pair['agent_b']}",
-                                  Qt.ItemDataRole.ToolTipRole)
+            self.pair.setItemData(self.pair.count() - 1, f"{pair['agent_a']} -> {pair['agent_b']}", Qt.ItemDataRole.ToolTipRole)
         self.pair.blockSignals(False)
         self._show_pair(0)
 
@@ -278,8 +280,9 @@ class CompareRunsScreen(StoreScreen, QWidget):
         assert self.data is not None
         options = [(cid, f"before {self.data['a']['run']} · repeat {n}") for n, cid in enumerate(flip["a_conversations"], 1)]
         options += [(cid, f"after {self.data['b']['run']} · repeat {n}") for n, cid in enumerate(flip["b_conversations"], 1)]
-        dialog = CompareDialog(flip["case_id"], options, flip["a_conversations"][0], flip["b_conversations"][0],
-                               DetailLoader(self.store).load, self)
+        dialog = CompareDialog(
+            flip["case_id"], options, flip["a_conversations"][0], flip["b_conversations"][0], DetailLoader(self.store).load, self
+        )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         self.compare_dialog = dialog
@@ -289,11 +292,17 @@ class CompareRunsScreen(StoreScreen, QWidget):
 def summary_text(data: dict[str, Any], pair: dict[str, Any]) -> str:
     """What differs, the verdict of the gate and the noise, in a few lines of rich text."""
     differs = escape("; ".join(data["stamp_differences"]) or "same inputs (the stamps match)")
-    gate = (f"<b style='color:#c62828'>Regressions: {escape(', '.join(pair['regressions']))}</b>" if pair["regressions"]
-            else "<b style='color:#2e7d32'>No regression</b> beyond the intervals and thresholds")
-    rates = ", ".join(f"{side} {pair[key]:.0%}" for side, key in (("before", "flip_rate_a"), ("after", "flip_rate_b"))
-                      if pair[key] is not None)
+    gate = (
+        f"<b style='color:#c62828'>Regressions: {escape(', '.join(pair['regressions']))}</b>"
+        if pair["regressions"]
+        else "<b style='color:#2e7d32'>No regression</b> beyond the intervals and thresholds"
+    )
+    rates = ", ".join(
+        f"{side} {pair[key]:.0%}" for side, key in (("before", "flip_rate_a"), ("after", "flip_rate_b")) if pair[key] is not None
+    )
     noise = f" · cases flipping across repeats: {rates}" if rates else ""
-    return (f"<b>{data['a']['run']}</b> (before) vs <b>{data['b']['run']}</b> (after), {pair['cases']} cases in both, "
-            f"paired {data['confidence']:.0%} intervals over cases<br>What differs: {differs}<br>{gate} · "
-            f"{len(pair['flips'])} flipped case(s){noise}. Double-click a flipped case to read both conversations.")
+    return (
+        f"<b>{data['a']['run']}</b> (before) vs <b>{data['b']['run']}</b> (after), {pair['cases']} cases in both, "
+        f"paired {data['confidence']:.0%} intervals over cases<br>What differs: {differs}<br>{gate} · "
+        f"{len(pair['flips'])} flipped case(s){noise}. Double-click a flipped case to read both conversations."
+    )

@@ -56,8 +56,17 @@ FILE_FILTER = "Conversation logs (*.jsonl *.json *.ndjson);;All files (*)"
 class ImportThread(AsyncThread):
     """Imports files into the store once; `ended(Outcome)` carries the `ImportSummary` or the error."""
 
-    def __init__(self, store: Store, files: Sequence[str], domain: str, fmt: str, name: str | None,
-                 redact: bool, skip_bad: bool, parent: Any = None):
+    def __init__(
+        self,
+        store: Store,
+        files: Sequence[str],
+        domain: str,
+        fmt: str,
+        name: str | None,
+        redact: bool,
+        skip_bad: bool,
+        parent: Any = None,
+    ):
         super().__init__(parent)
         self.store, self.files, self.domain, self.fmt = store, list(files), domain, fmt
         self.name, self.redact, self.skip_bad = name, redact, skip_bad
@@ -66,8 +75,9 @@ class ImportThread(AsyncThread):
     async def work(self) -> Any:
         from sage_desk.core.imports.importer import import_files
 
-        return import_files(self.store, self.files, self.domain, self.fmt, name=self.name, redact=self.redact,
-                            skip_bad=self.skip_bad)
+        return import_files(
+            self.store, self.files, self.domain, self.fmt, name=self.name, redact=self.redact, skip_bad=self.skip_bad
+        )
 
 
 class ImportDialog(QDialog):
@@ -95,8 +105,10 @@ class ImportDialog(QDialog):
     # --- building ---------------------------------------------------------------------------
 
     def _build(self) -> None:
-        intro = QLabel("Production conversations become a run: each one is placed on the domain's SOP graph from what "
-                       "it shows, and read by the same rules as a simulated run. Content already imported is left out.")
+        intro = QLabel(
+            "Production conversations become a run: each one is placed on the domain's SOP graph from what "
+            "it shows, and read by the same rules as a simulated run. Content already imported is left out."
+        )
         intro.setWordWrap(True)
         intro.setObjectName("hint")
         self.files = QListWidget()
@@ -266,8 +278,16 @@ class ImportDialog(QDialog):
             return False
         if self.settings is not None:
             self.settings.setValue("import/domain", domain)
-        self._worker = ImportThread(store, files, domain, self.format_combo.currentData(), self.name_edit.text().strip() or None,
-                                    self.redact_box.isChecked(), self.skip_box.isChecked(), parent=self)
+        self._worker = ImportThread(
+            store,
+            files,
+            domain,
+            self.format_combo.currentData(),
+            self.name_edit.text().strip() or None,
+            self.redact_box.isChecked(),
+            self.skip_box.isChecked(),
+            parent=self,
+        )
         self._worker.ended.connect(self._on_ended)
         self._set_busy(True)
         self.status.setText(f"Importing {len(files)} file{'s' if len(files) != 1 else ''}…")
@@ -279,8 +299,18 @@ class ImportDialog(QDialog):
         return self._worker is not None and self._worker.isRunning()
 
     def _set_busy(self, busy: bool) -> None:
-        for widget in (self.files, self.add_button, self.remove_button, self.format_combo, self.domain_combo,
-                       self.name_edit, self.redact_box, self.skip_box, self.import_button, self.close_button):
+        for widget in (
+            self.files,
+            self.add_button,
+            self.remove_button,
+            self.format_combo,
+            self.domain_combo,
+            self.name_edit,
+            self.redact_box,
+            self.skip_box,
+            self.import_button,
+            self.close_button,
+        ):
             widget.setEnabled(not busy)
         self.progress.setVisible(busy)
 
@@ -315,7 +345,9 @@ class ImportDialog(QDialog):
         else:
             from html import escape
 
-            self.report.setHtml(f"<p style='color:#b91c1c'><b>The import failed; nothing was imported.</b></p><pre>{escape(str(error))}</pre>")
+            self.report.setHtml(
+                f"<p style='color:#b91c1c'><b>The import failed; nothing was imported.</b></p><pre>{escape(str(error))}</pre>"
+            )
             self.status.setText("The import failed.")
         self.report.show()
 
@@ -366,6 +398,8 @@ def show_import_dialog(window: Any) -> ImportDialog:
 def import_action(window: Any) -> QAction:
     """File > Import Conversations… for the main window."""
     action = QAction("Import Conversations…", window)
-    action.setStatusTip("Import production conversation logs (OpenAI messages, tau-bench and tau2-bench results, events) as a run")
+    action.setStatusTip(
+        "Import production conversation logs (OpenAI messages, tau-bench and tau2-bench results, events) as a run"
+    )
     action.triggered.connect(lambda _checked=False: show_import_dialog(window))
     return action

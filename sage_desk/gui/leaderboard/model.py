@@ -78,8 +78,12 @@ class LeaderboardModel(QAbstractTableModel):
             return QBrush(QColor(BAND_COLOURS[band]))
         return None
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # Qt API
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # Qt API
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
         if orientation == Qt.Orientation.Vertical:
             # the model's name, in the row header: it stays in view however far the metrics scroll
             if 0 <= section < len(self.rows) and role in TEXT_ROLES:

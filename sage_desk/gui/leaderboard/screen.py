@@ -66,11 +66,14 @@ MODEL_NAME_WIDTH = 320
 def named_report(report: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     """A copy of `report` whose rows carry each agent's display name as `agent` (the spec kept as `spec`), so
     legends, axes and row names tell two variants of one baseline apart; the report itself keeps the specs."""
+
     def rename(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{**row, "agent": names.get(row["agent"], row["agent"]), "spec": row["agent"]} for row in rows]
 
-    return {**report, **{key: rename(report.get(key) or []) for key in ("models", "execution_gap_by_domain",
-                                                                       "empathy_resilience")}}
+    return {
+        **report,
+        **{key: rename(report.get(key) or []) for key in ("models", "execution_gap_by_domain", "empathy_resilience")},
+    }
 
 
 class LeaderboardScreen(StoreScreen, QWidget):
@@ -78,8 +81,9 @@ class LeaderboardScreen(StoreScreen, QWidget):
 
     message = Signal(str)
 
-    def __init__(self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None,
-                 workspace: Workspace | None = None):
+    def __init__(
+        self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None, workspace: Workspace | None = None
+    ):
         super().__init__(parent)
         self.setObjectName("leaderboard")
         self.workspace = workspace or Workspace(db_url=db_url, store=store, parent=self)
@@ -215,8 +219,10 @@ class LeaderboardScreen(StoreScreen, QWidget):
         """Say how the table is sorted: core's default order (its own words), or the column clicked."""
         if self.model.sorted_by is not None:
             header, descending = self.model.sorted_by
-            self.order.setText(f"Sorted by {header}, {'highest' if descending else 'lowest'} first (ties in the "
-                               "default order). Refresh or pick runs again for the default order.")
+            self.order.setText(
+                f"Sorted by {header}, {'highest' if descending else 'lowest'} first (ties in the "
+                "default order). Refresh or pick runs again for the default order."
+            )
         else:
             order = self.report.get("order") if isinstance(self.report, dict) else None
             text = order.get("text", "") if isinstance(order, dict) else str(order or "")
@@ -350,8 +356,7 @@ class LeaderboardScreen(StoreScreen, QWidget):
     def _update_view(self) -> None:
         domain = None if self.domain.currentText() in ("", ALL_DOMAINS) else self.domain.currentText()
         # the results of a run change only by being read (a new key) or dropped (a new generation)
-        view_key = (tuple(self.selected_runs()), tuple(r in self.results for r in self.selected_runs()), domain,
-                    self._generation)
+        view_key = (tuple(self.selected_runs()), tuple(r in self.results for r in self.selected_runs()), domain, self._generation)
         if view_key == self._shown and (self.report or self._reporting is not None):
             return  # the same runs, read the same time: the report would be the same (it takes a while)
         self._shown = view_key
@@ -377,8 +382,12 @@ class LeaderboardScreen(StoreScreen, QWidget):
     def _show_report(self, report: dict[str, Any], has_results: bool) -> None:
         self.report = report
         self.report["run"] = self.selected_runs()
-        shown = named_report(self.report, names_for_runs([self._configs.get(r, {}) for r in self.selected_runs()],
-                                                         [row["agent"] for row in self.report["models"]]))
+        shown = named_report(
+            self.report,
+            names_for_runs(
+                [self._configs.get(r, {}) for r in self.selected_runs()], [row["agent"] for row in self.report["models"]]
+            ),
+        )
         self.model.set_rows(shown["models"])
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self._show_order()
@@ -413,4 +422,3 @@ class LeaderboardScreen(StoreScreen, QWidget):
         remember_export(path)
         if path:
             self.export_html(path)
-

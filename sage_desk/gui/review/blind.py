@@ -25,8 +25,10 @@ from sage_desk.gui.review.verdict_model import FAIL, HUMAN, MUTED, PASS, Index, 
 
 HIDDEN = "hidden until you label"
 HIDDEN_SHORT = "hidden"
-NOTE = ("Blind queue: the judge's values and other reviewers' labels are hidden until you label this "
-        "conversation (save a value, Enter).")
+NOTE = (
+    "Blind queue: the judge's values and other reviewers' labels are hidden until you label this "
+    "conversation (save a value, Enter)."
+)
 
 
 class BlindVerdictModel(VerdictModel):

@@ -23,8 +23,11 @@ def verdict_line(detail: ConversationDetail) -> str:
     parts = [(detail.record.termination or detail.record.status.value).replace("_", " ")]
     if rules:
         shown = ", ".join(failed[:3]) + (" …" if len(failed) > 3 else "")
-        parts.append(f"<span style='color:#b91c1c'>{len(failed)} rules failed ({shown})</span>" if failed
-                     else "<span style='color:#15803d'>every rule passed</span>")
+        parts.append(
+            f"<span style='color:#b91c1c'>{len(failed)} rules failed ({shown})</span>"
+            if failed
+            else "<span style='color:#15803d'>every rule passed</span>"
+        )
     if judged:
         parts.append(f"judge {sum(judged) / len(judged):.2f}")
     return " · ".join(parts)
@@ -36,8 +39,9 @@ def compare_options(table: Any, record: Any) -> tuple[list[tuple[str, str]], str
     Beside it goes another model on the same repeat when there is one, else another repeat.
     """
     rows = [i for i in range(len(table)) if table.case_ids[i] == record.case_id]
-    options = [(table.ids[i], f"{table.agents[i]} · repeat {table.repeats[i]} · {table.endings[i].replace('_', ' ')}")
-               for i in rows]
+    options = [
+        (table.ids[i], f"{table.agents[i]} · repeat {table.repeats[i]} · {table.endings[i].replace('_', ' ')}") for i in rows
+    ]
     others = [i for i in rows if table.ids[i] != record.id]
     if not others:
         return options, None
@@ -96,16 +100,25 @@ class ConversationPane(QWidget):
 class CompareDialog(QDialog):
     """Two conversations of one case, each with its own picker, side by side."""
 
-    def __init__(self, case_id: str, options: list[tuple[str, str]], left: str, right: str,
-                 load: Callable[[str], ConversationDetail], parent=None):
+    def __init__(
+        self,
+        case_id: str,
+        options: list[tuple[str, str]],
+        left: str,
+        right: str,
+        load: Callable[[str], ConversationDetail],
+        parent=None,
+    ):
         super().__init__(parent)
         self.setWindowTitle(f"Compare conversations of case {case_id}")
         self.setObjectName("compareDialog")
         self.resize(1280, 820)
         self.left = ConversationPane(load, options)
         self.right = ConversationPane(load, options)
-        heading = QLabel(f"<b>Case {case_id}</b> — pick any two of its {len(options)} conversations in this run "
-                         "(other models, or other repeats of one model).")
+        heading = QLabel(
+            f"<b>Case {case_id}</b> — pick any two of its {len(options)} conversations in this run "
+            "(other models, or other repeats of one model)."
+        )
         heading.setWordWrap(True)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.left)

@@ -54,8 +54,11 @@ class ConversationDetail:
     def id(self) -> str:
         return self.record.id
 
-OLD_RUN_NOTE = ("Drawn on today's sop.yaml, which differs from the graph this run was played with "
-                "(runs made before this version did not keep theirs).")
+
+OLD_RUN_NOTE = (
+    "Drawn on today's sop.yaml, which differs from the graph this run was played with "
+    "(runs made before this version did not keep theirs)."
+)
 
 
 def graph_content(graph: Graph) -> dict[str, object]:
@@ -92,8 +95,9 @@ class DetailLoader:
         With `read_disk` False, a run whose domain and suite were not read yet comes back without them,
         marked `reading` (the screen reads them in a `RunReader` thread, then loads again)."""
         record = self.store.conversation(conversation_id)
-        detail = ConversationDetail(record, self.store.events(conversation_id),
-                                    self.store.effective_verdicts(conversation_id=conversation_id))
+        detail = ConversationDetail(
+            record, self.store.events(conversation_id), self.store.effective_verdicts(conversation_id=conversation_id)
+        )
         if not read_disk and not self.has_read(record.run_id):
             detail.reading = True
             detail.problem = "Reading the domain's graph and cases…"
@@ -164,8 +168,11 @@ class DetailLoader:
                 self._snapshots[key] = exc
         played = self._snapshots[key]
         if isinstance(played, SageError):
-            return (today, f"The graph this run kept could not be used ({first_line(played)}): drawn on today's sop.yaml.") \
-                if not isinstance(today, SageError) else (played, "")
+            return (
+                (today, f"The graph this run kept could not be used ({first_line(played)}): drawn on today's sop.yaml.")
+                if not isinstance(today, SageError)
+                else (played, "")
+            )
         if isinstance(today, SageError):
             return played, f"Drawn on the graph this run was played with; today's sop.yaml cannot be read: {first_line(today)}"
         if graph_content(today.graph) != graph_content(played.graph):

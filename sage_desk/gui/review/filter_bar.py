@@ -38,8 +38,10 @@ class FilterBar(QWidget):
         self.queue.setObjectName("queuePicker")
         self.queue.setMinimumWidth(150)
         self.queue.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.queue.setToolTip("Review a queue: its conversations in order, your next item, progress, skip and flag "
-                              "(make one with `sage-desk queue create`)")
+        self.queue.setToolTip(
+            "Review a queue: its conversations in order, your next item, progress, skip and flag "
+            "(make one with `sage-desk queue create`)"
+        )
         self.queue.addItem(NO_QUEUE, None)
         self.combos = {key: QComboBox() for key in _ALL}
         self.failures = QCheckBox("Failures only")
@@ -48,10 +50,14 @@ class FilterBar(QWidget):
         self.disagree.setToolTip("Conversations where a reviewer's override disagrees with the rule or judge")
         self.unsettled = QCheckBox("Unsettled")
         self.unsettled.setObjectName("unsettledOnly")
-        self.unsettled.setToolTip("Imported conversations whose rule verdicts are not settled: some unscored (a slot "
-                                  "nobody set, a tool the domain does not know) or provisional (resting on the agent's own tag)")
+        self.unsettled.setToolTip(
+            "Imported conversations whose rule verdicts are not settled: some unscored (a slot "
+            "nobody set, a tool the domain does not know) or provisional (resting on the agent's own tag)"
+        )
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search case, conversation or source id, model, failed verdict, transcript text…  (Ctrl+F)")
+        self.search.setPlaceholderText(
+            "Search case, conversation or source id, model, failed verdict, transcript text…  (Ctrl+F)"
+        )
         self.search.setClearButtonEnabled(True)
         self.in_transcripts = QCheckBox("in transcripts")
         self.in_transcripts.setChecked(True)
@@ -75,7 +81,9 @@ class FilterBar(QWidget):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             combo.setMinimumWidth(110)
             combo.currentIndexChanged.connect(self.changed)
-        self.combos["failing"].setToolTip("Only conversations where this rule or judge criterion failed (x.* = any of the family)")
+        self.combos["failing"].setToolTip(
+            "Only conversations where this rule or judge criterion failed (x.* = any of the family)"
+        )
         self.failures.toggled.connect(self.changed)
         self.disagree.toggled.connect(self.changed)
         self.unsettled.toggled.connect(self.changed)
@@ -117,8 +125,11 @@ class FilterBar(QWidget):
         self.run.clear()
         for run in runs:
             self.run.addItem(run_text(run), run.id)
-            self.run.setItemData(self.run.count() - 1, f"{run.id}: {run.domain}, agents {', '.join(run.config.get('agents', []))}",
-                                 Qt.ItemDataRole.ToolTipRole)
+            self.run.setItemData(
+                self.run.count() - 1,
+                f"{run.id}: {run.domain}, agents {', '.join(run.config.get('agents', []))}",
+                Qt.ItemDataRole.ToolTipRole,
+            )
         index = self.run.findData(keep) if keep else -1
         self.run.setCurrentIndex(index if index >= 0 else 0 if runs else -1)
         self.run.blockSignals(False)
@@ -144,8 +155,12 @@ class FilterBar(QWidget):
         self.queue.addItem(NO_QUEUE, None)
         for q in queues:
             self.queue.addItem(f"{q.name} · {q.size} items" + (" · blind" if q.blind else ""), q.name)
-            self.queue.setItemData(self.queue.count() - 1, f"{q.name}: {q.size} conversations, {q.reviews_per_item} review(s) "
-                                   f"each, reviewers: {', '.join(q.reviewers) or 'anyone'}", Qt.ItemDataRole.ToolTipRole)
+            self.queue.setItemData(
+                self.queue.count() - 1,
+                f"{q.name}: {q.size} conversations, {q.reviews_per_item} review(s) "
+                f"each, reviewers: {', '.join(q.reviewers) or 'anyone'}",
+                Qt.ItemDataRole.ToolTipRole,
+            )
         self.queue.setCurrentIndex(max(self.queue.findData(keep), 0) if keep else 0)
         self.queue.blockSignals(False)
 
@@ -167,8 +182,11 @@ class FilterBar(QWidget):
             self.run.setCurrentIndex(max(self.run.findData(run_id), 0))
             self.run.blockSignals(False)
         self.run.setEnabled(not active)
-        self.run.setToolTip("A queue lists its own conversations: choose No queue for a run's" if active
-                            else "The run whose conversations are listed")
+        self.run.setToolTip(
+            "A queue lists its own conversations: choose No queue for a run's"
+            if active
+            else "The run whose conversations are listed"
+        )
         if blind:
             self.combos["failing"].setCurrentIndex(0)
             self.disagree.setChecked(False)
@@ -200,11 +218,17 @@ class FilterBar(QWidget):
 
     def spec(self) -> BrowseFilter:
         """The filter the bar shows."""
-        return BrowseFilter(agent=self.combos["agent"].currentData(), bucket=self.combos["bucket"].currentData(),
-                            conflict=self.combos["conflict"].currentData(), failing=self.combos["failing"].currentData(),
-                            failures_only=self.failures.isChecked(), disagree_only=self.disagree.isChecked(),
-                            unsettled_only=self.unsettled.isChecked(),
-                            text=self.search.text(), text_ids=self.text_ids)
+        return BrowseFilter(
+            agent=self.combos["agent"].currentData(),
+            bucket=self.combos["bucket"].currentData(),
+            conflict=self.combos["conflict"].currentData(),
+            failing=self.combos["failing"].currentData(),
+            failures_only=self.failures.isChecked(),
+            disagree_only=self.disagree.isChecked(),
+            unsettled_only=self.unsettled.isChecked(),
+            text=self.search.text(),
+            text_ids=self.text_ids,
+        )
 
     def set_value(self, key: str, value: str | None) -> None:
         """Choose a value in one of the lists (agent, bucket, conflict, failing)."""

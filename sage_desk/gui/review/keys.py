@@ -33,15 +33,27 @@ SHORTCUTS = (
     Shortcut("key4", ("4",), "Score 0.75", "4 — score 0.75 (scored judge verdicts)"),
     Shortcut("key5", ("5",), "Score 1.00", "5 — score 1.00 (scored judge verdicts)"),
     Shortcut("clear", ("0", "Backspace"), "Clear Keyed Value", "0 or Backspace — drop the keyed value of this verdict"),
-    Shortcut("save", ("Return", "Enter"), "Save and Next", "Enter — save the keyed values (with the reason) and go to the next conversation"),
+    Shortcut(
+        "save",
+        ("Return", "Enter"),
+        "Save and Next",
+        "Enter — save the keyed values (with the reason) and go to the next conversation",
+    ),
     Shortcut("reason", ("R",), "Type a Reason", "R — type the reason (Enter saves, Esc goes back to the list)"),
     Shortcut("search", ("Ctrl+F",), "Search", "Ctrl+F — search cases, ids, models, failed verdicts and transcripts"),
     Shortcut("failures", ("F",), "Failures Only", "F — show only conversations with a failed rule"),
     Shortcut("compare", ("C",), "Compare…", "C — compare this conversation with another of the same case"),
-    Shortcut("toggle_list", ("L",), "Show or Hide the List", "L — fold the conversation list away to read wide, or bring it back"),
+    Shortcut(
+        "toggle_list", ("L",), "Show or Hide the List", "L — fold the conversation list away to read wide, or bring it back"
+    ),
     Shortcut("list", ("Esc",), "Back to the List", "Esc — back to the conversation list"),
     Shortcut("refresh", ("F5",), "Refresh", "F5 — read the runs and this run's conversations again"),
-    Shortcut("next_item", ("N",), "Next Queue Item", "N — your next item of the review queue (queue mode; keyed values are saved first)"),
+    Shortcut(
+        "next_item",
+        ("N",),
+        "Next Queue Item",
+        "N — your next item of the review queue (queue mode; keyed values are saved first)",
+    ),
     Shortcut("help", ("?",), "Review Shortcuts", "? — this list"),
 )
 
@@ -65,11 +77,15 @@ def shortcuts_dialog(parent: QWidget) -> QDialog:
     dialog = QDialog(parent)
     dialog.setObjectName("reviewShortcuts")
     dialog.setWindowTitle("Review shortcuts")
-    rows = "".join(f"<tr><td style='padding:3px 16px 3px 0'><b>{s.help.split(' — ')[0]}</b></td>"
-                   f"<td>{s.help.split(' — ', 1)[1]}</td></tr>" for s in SHORTCUTS)
-    intro = ("<p>Review from the keyboard: move with J/K, pick a verdict with ← →, key a value (P or X "
-             "on a pass/fail verdict, 1–5 on a score), "
-             "add a reason if you like, and press Enter to save and move on.</p>")
+    rows = "".join(
+        f"<tr><td style='padding:3px 16px 3px 0'><b>{s.help.split(' — ')[0]}</b></td><td>{s.help.split(' — ', 1)[1]}</td></tr>"
+        for s in SHORTCUTS
+    )
+    intro = (
+        "<p>Review from the keyboard: move with J/K, pick a verdict with ← →, key a value (P or X "
+        "on a pass/fail verdict, 1–5 on a score), "
+        "add a reason if you like, and press Enter to save and move on.</p>"
+    )
     label = QLabel(f"{intro}<table>{rows}</table>")
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

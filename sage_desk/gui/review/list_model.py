@@ -36,21 +36,39 @@ class ListColumn:
 
 
 COLUMNS = (
-    ListColumn("case", "Case", 52, "The case the conversation played (its domain prefix left out; hover for the full id); "
-              "an imported conversation's id in its log", "case_ids"),
+    ListColumn(
+        "case",
+        "Case",
+        52,
+        "The case the conversation played (its domain prefix left out; hover for the full id); "
+        "an imported conversation's id in its log",
+        "case_ids",
+    ),
     ListColumn("agent", "Model", 70, "The agent model under test (hover for its full name)", "agents"),
     ListColumn("repeat", "Rep", 30, "Which repeat of the case (runs play each case several times)", "repeats"),
     ListColumn("bucket", "Bucket", 76, "resolvable, (must) escalate or adversarial", "buckets"),
     ListColumn("conflict", "Conflict", 56, "SAGE's conflict level: zero, weak or strong", "conflict"),
     ListColumn("ending", "Ending", 66, "How it ended (closed, handed over ...); red when the outcome rule failed", "endings"),
-    ListColumn("rules", "Rules", 42, "Failed rule verdicts: ✓ none, ✗ n failed, ⚠ n failed with a catastrophic one; "
-               "? none failed but some are unscored, ≈ none failed but some are provisional (resting on the agent's own "
-               "tag): never a tick until every rule verdict is settled", "rules_failed"),
-    ListColumn("tau", "tau", 34, "tau-bench/tau2's own reward for an imported conversation (1 passed, 0 failed); "
-               "shown only for runs imported from tau", "tau_rewards"),
+    ListColumn(
+        "rules",
+        "Rules",
+        42,
+        "Failed rule verdicts: ✓ none, ✗ n failed, ⚠ n failed with a catastrophic one; "
+        "? none failed but some are unscored, ≈ none failed but some are provisional (resting on the agent's own "
+        "tag): never a tick until every rule verdict is settled",
+        "rules_failed",
+    ),
+    ListColumn(
+        "tau",
+        "tau",
+        34,
+        "tau-bench/tau2's own reward for an imported conversation (1 passed, 0 failed); shown only for runs imported from tau",
+        "tau_rewards",
+    ),
     ListColumn("judge", "Judge", 42, "Mean judge score, 0–1 (amber below the pass mark)", "judge_mean"),
     ListColumn("human", "Human", 52, "✎ n verdicts a human overrode; ≠ the human disagreed with the machine", "overridden"),
 )
+
 
 def short_model(agent: str) -> str:
     """`oracle` for `baseline:oracle`, `gpt-4o-mini` for `openai/gpt-4o-mini`."""
@@ -58,6 +76,8 @@ def short_model(agent: str) -> str:
 
 
 _BUCKETS = {"must_escalate": "escalate"}
+
+
 def ending_words(ending: str) -> str:
     """An ending in the words every command and file uses (`handed_over` -> "handed over"; core/events.TerminationReason)."""
     return ending.replace("_", " ")
@@ -198,8 +218,12 @@ class ConversationListModel(QAbstractTableModel):
             return self.table.ids[row]
         return self._plain(row, key, role)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # Qt API
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # Qt API
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -244,9 +268,12 @@ class ConversationListModel(QAbstractTableModel):
         """Queue mode's Judge and Human cells: the judge's score unless blind hides it, the item's review state."""
         cid = self.table.ids[row]
         if key == "judge" and cid in self.hidden:
-            texts = {Qt.ItemDataRole.DisplayRole: "?", Qt.ItemDataRole.ForegroundRole: QBrush(MUTED),
-                     Qt.ItemDataRole.ToolTipRole: "Hidden until you label it (blind queue)",
-                     Qt.ItemDataRole.TextAlignmentRole: int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)}
+            texts = {
+                Qt.ItemDataRole.DisplayRole: "?",
+                Qt.ItemDataRole.ForegroundRole: QBrush(MUTED),
+                Qt.ItemDataRole.ToolTipRole: "Hidden until you label it (blind queue)",
+                Qt.ItemDataRole.TextAlignmentRole: int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+            }
             return texts.get(Qt.ItemDataRole(role))
         if key == "judge":
             return self._plain(row, key, role)
@@ -283,7 +310,7 @@ class ConversationListModel(QAbstractTableModel):
             if self._source_id(row):  # an imported conversation: its log's id says more than the case the import made
                 return self._source_id(row)
             case_id = t.case_ids[row]
-            return case_id[len(self._prefix):] if self._prefix and case_id.startswith(self._prefix) else case_id
+            return case_id[len(self._prefix) :] if self._prefix and case_id.startswith(self._prefix) else case_id
         if key == "agent":
             return self.agent_names.get(t.agents[row]) or short_model(t.agents[row])
         if key == "repeat":
@@ -345,8 +372,9 @@ class ConversationListModel(QAbstractTableModel):
             verdict = "" if outcome is None else " — outcome as expected" if outcome else " — not the expected outcome"
             return f"{t.endings[row]} ({t.statuses[row]}){verdict}"
         if key == "human" and t.overridden[row]:
-            return (f"{t.overridden[row]} verdict(s) overridden by a reviewer"
-                    + (f"; {t.disagree[row]} disagree with the machine" if t.disagree[row] else ""))
+            return f"{t.overridden[row]} verdict(s) overridden by a reviewer" + (
+                f"; {t.disagree[row]} disagree with the machine" if t.disagree[row] else ""
+            )
         if key == "case":
             source = f" — source id {self._source_id(row)}" if self._source_id(row) else ""
             return f"{t.case_ids[row]} — conversation {t.ids[row]}{source}"

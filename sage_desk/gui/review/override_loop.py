@@ -122,8 +122,9 @@ class OverrideLoop(_Base):
             return True
         panel = self.override
         tags = {verdict.id: panel.tags_of(verdict.id) for verdict, _ in items}
-        news = new_overrides(self.detail.id, items, tags, panel.reason.text().strip(), panel.reply_text(),
-                             panel.author.text().strip())
+        news = new_overrides(
+            self.detail.id, items, tags, panel.reason.text().strip(), panel.reply_text(), panel.author.text().strip()
+        )
         thread = SaveThread(self.session.need_store(), self.detail.record.run_id, items, news, parent=self)
         thread.ended.connect(lambda outcome, t=thread: self._on_saved(t, outcome))
         self._saves.append(thread)
@@ -156,8 +157,11 @@ class OverrideLoop(_Base):
         elif not self.verdict_model.pending and (position := self.list_model.position_of(cid)) is not None:
             self.select_position(position, centre=True)  # restored as it shows
         what = ", ".join(f"{v.criterion} → {value.text()}" for v, value in thread.items)
-        back = "they are keyed again, unsaved" if self.detail is not None and self.detail.id == cid else \
-            f"they come back when you open {cid}"
+        back = (
+            "they are keyed again, unsaved"
+            if self.detail is not None and self.detail.id == cid
+            else f"they come back when you open {cid}"
+        )
         self._report(f"Nothing saved on {cid} ({what}): {back}", error)
 
     def _failed_saves(self) -> dict[str, list[NewOverride]]:
@@ -217,8 +221,9 @@ class OverrideLoop(_Base):
 
     def _drop_pending(self) -> None:
         if self.detail is not None and (self.verdict_model.pending or self.override.reply_text()):
-            self.message.emit(f"Dropped {len(self.verdict_model.pending)} unsaved value(s) on {self.detail.id} "
-                              "(Enter saves before moving on)")
+            self.message.emit(
+                f"Dropped {len(self.verdict_model.pending)} unsaved value(s) on {self.detail.id} (Enter saves before moving on)"
+            )
 
     def can_close(self) -> bool:
         """Ask before dropping keyed values that were not saved (saves on their way are waited for)."""
@@ -226,8 +231,7 @@ class OverrideLoop(_Base):
         unsaved = len(self.verdict_model.pending) + sum(len(o) for o in self._failed_saves().values())
         if not unsaved:
             return True
-        answer = QMessageBox.question(self, "Unsaved overrides", f"{unsaved} keyed value(s) are "
-                                      "not saved. Close anyway?")
+        answer = QMessageBox.question(self, "Unsaved overrides", f"{unsaved} keyed value(s) are not saved. Close anyway?")
         return answer == QMessageBox.StandardButton.Yes
 
     # --- the name labels carry ---------------------------------------------------------------
@@ -244,8 +248,11 @@ class OverrideLoop(_Base):
                 self.override.author.setText(name)
             return True
         if self.name_dialog is None:
-            self.name_dialog = ask_reviewer_name(self, "Who is labelling? Choose the name your labels carry.",
-                                                 then=lambda _name: then() if then is not None else None)
+            self.name_dialog = ask_reviewer_name(
+                self,
+                "Who is labelling? Choose the name your labels carry.",
+                then=lambda _name: then() if then is not None else None,
+            )
             self.name_dialog.finished.connect(self._on_name_dialog_closed)
         return False
 

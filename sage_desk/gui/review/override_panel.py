@@ -54,8 +54,11 @@ class _ReplyEdit(QPlainTextEdit):
     """The corrected reply: Enter starts a new line here (elsewhere it saves); Esc goes back to the list."""
 
     def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
-                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
             event.accept()
             return True
         return super().event(event)
@@ -114,8 +117,9 @@ class OverridePanel(QWidget):
         self.tags_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.tags_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0; }")  # ▾ is in the text
         self.tags_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.tags_button.setToolTip("Failure modes of this verdict, from the domain's failure_modes list "
-                                    "(saved with its override)")
+        self.tags_button.setToolTip(
+            "Failure modes of this verdict, from the domain's failure_modes list (saved with its override)"
+        )
         self.reply_toggle = QToolButton()
         self.reply_toggle.setCheckable(True)
         self.reply_toggle.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -185,8 +189,10 @@ class OverridePanel(QWidget):
             return
         where = [f"event #{verdict.event_seq}"] if verdict.event_seq is not None else []
         where += [f"node {verdict.node}"] if verdict.node else []
-        self.title.setText(f"<b>{verdict.criterion}</b> · {short_source(verdict.source)}"
-                           + (f" · <span style='color:#64748b'>{', '.join(where)}</span>" if where else ""))
+        self.title.setText(
+            f"<b>{verdict.criterion}</b> · {short_source(verdict.source)}"
+            + (f" · <span style='color:#64748b'>{', '.join(where)}</span>" if where else "")
+        )
         self.rationale.setText(verdict.rationale or "(no rationale given)")
         mine = [o for o in overrides if (o.criterion, o.source) == (verdict.criterion, verdict.source)]
         self.history.setText(self._history(mine))
@@ -211,8 +217,10 @@ class OverridePanel(QWidget):
             kind = " <b>adjudicated</b>" if o.kind == "adjudication" else ""
             tags = f" · tags: {escape(', '.join(o.tags))}" if o.tags else ""
             reply = " · corrected reply" if o.corrected_reply else ""
-            lines.append(f"✎ {escape(o.author or 'someone')}{kind}, {when}: "
-                         f"{value_text(o.original_passed, o.original_score)} → {escape(human or '')}{why}{tags}{reply}")
+            lines.append(
+                f"✎ {escape(o.author or 'someone')}{kind}, {when}: "
+                f"{value_text(o.original_passed, o.original_score)} → {escape(human or '')}{why}{tags}{reply}"
+            )
         more = f" ({len(overrides) - 3} earlier)" if len(overrides) > 3 else ""
         return "<br>".join(lines) + more
 

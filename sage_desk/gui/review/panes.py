@@ -26,8 +26,16 @@ class PaneGroup(QStackedWidget):
     in two tabs of the first slot and pane 2 alone in the second.
     """
 
-    def __init__(self, name: str, orientation: Qt.Orientation, panes: list[tuple[str, QWidget]],
-                 slots: list[list[int]], sizes: list[int], split_from: int, parent=None):
+    def __init__(
+        self,
+        name: str,
+        orientation: Qt.Orientation,
+        panes: list[tuple[str, QWidget]],
+        slots: list[list[int]],
+        sizes: list[int],
+        split_from: int,
+        parent=None,
+    ):
         super().__init__(parent)
         self.setObjectName(f"{name}Panes")
         self.orientation = orientation

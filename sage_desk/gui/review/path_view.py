@@ -34,8 +34,10 @@ from sage_desk.gui.common.graph.scene import GraphScene
 EXPECTED = QColor(22, 163, 74, 90)
 DIVERGED = QColor("#dc2626")
 NOT_CALLED = QColor("#64748b")
-LEGEND = ("<span style='color:#16a34a'>▬</span> expected route &nbsp;<span style='color:#db2777'>▬</span> taken route "
-          "&nbsp;<span style='color:#dc2626'>◯</span> first divergence &nbsp;<span style='color:#64748b'>┈</span> not called")
+LEGEND = (
+    "<span style='color:#16a34a'>▬</span> expected route &nbsp;<span style='color:#db2777'>▬</span> taken route "
+    "&nbsp;<span style='color:#dc2626'>◯</span> first divergence &nbsp;<span style='color:#64748b'>┈</span> not called"
+)
 MIN_ZOOM = 0.62
 """Fitting never zooms out further than this: node labels stay readable; drag to pan, wheel to zoom."""
 
@@ -77,8 +79,12 @@ class RouteScene(GraphScene):
             item = self.nodes.get(node_id)
             if item is not None:
                 item.set_highlight(item.highlighted, False)  # on the expected route: never dimmed
-                self._overlay(shape_path(item.node.kind, item.body_rect().adjusted(-8, -8, 8, 8)).translated(item.pos()),
-                              QPen(Qt.PenStyle.NoPen), QBrush(EXPECTED), -0.5)
+                self._overlay(
+                    shape_path(item.node.kind, item.body_rect().adjusted(-8, -8, 8, 8)).translated(item.pos()),
+                    QPen(Qt.PenStyle.NoPen),
+                    QBrush(EXPECTED),
+                    -0.5,
+                )
         for source, target in zip(trace.expected, trace.expected[1:], strict=False):
             for key, edge in self.edges.items():
                 if key[:2] == (source, target):
@@ -218,7 +224,8 @@ class PathView(QWidget):
         self.scene.select_only([node_id] if node_id else [])
         item = self.scene.nodes.get(node_id or "")
         if item is not None and not self.view.mapToScene(self.view.viewport().rect()).boundingRect().contains(
-                item.sceneBoundingRect()):
+            item.sceneBoundingRect()
+        ):
             self.view.centerOn(item)  # the node the verdict is about, in the middle of the route view
 
     def fit_routes(self) -> None:

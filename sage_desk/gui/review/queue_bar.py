@@ -57,7 +57,9 @@ class QueueBar(QWidget):
         self.note.setTextFormat(Qt.TextFormat.RichText)
         self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.next_button = QPushButton("Next item  N")
-        self.next_button.setToolTip("Your next item of the queue: one you have not labelled or skipped that still needs reviews (N)")
+        self.next_button.setToolTip(
+            "Your next item of the queue: one you have not labelled or skipped that still needs reviews (N)"
+        )
         self.skip_button = QPushButton("Skip")
         self.skip_button.setToolTip("Leave this item to other reviewers and go to your next one")
         self.flag_button = QPushButton("Flag…")
@@ -84,10 +86,14 @@ class QueueBar(QWidget):
         about = [f"{record.reviews_per_item} review{'s' if record.reviews_per_item != 1 else ''} per item"]
         if record.blind:
             about.insert(0, "<b>blind</b>")
-        self.title.setText(f"Queue <b>{escape(record.name)}</b> <span style='color:{MUTED}'>· {' · '.join(about)} · "
-                           f"as {escape(reviewer)}</span>")
-        self.title.setToolTip("Blind: the judge's values and other reviewers' labels of an item stay hidden until "
-                              "you label it." if record.blind else "Not blind: you see the judge and others' labels.")
+        self.title.setText(
+            f"Queue <b>{escape(record.name)}</b> <span style='color:{MUTED}'>· {' · '.join(about)} · as {escape(reviewer)}</span>"
+        )
+        self.title.setToolTip(
+            "Blind: the judge's values and other reviewers' labels of an item stay hidden until you label it."
+            if record.blind
+            else "Not blind: you see the judge and others' labels."
+        )
 
     def show_progress(self, progress: Any, reviewer: str) -> None:
         """'12 of 40 done · you labelled 5' and the bar; others' figures in the tooltip."""

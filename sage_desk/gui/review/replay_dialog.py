@@ -55,8 +55,16 @@ class ReplayThread(AsyncThread):
 
     progressed = Signal(int, int)
 
-    def __init__(self, store: Store, conversation_id: str, turn: int, times: int, agent: str,
-                 api_base: str | None = None, parent: Any = None):
+    def __init__(
+        self,
+        store: Store,
+        conversation_id: str,
+        turn: int,
+        times: int,
+        agent: str,
+        api_base: str | None = None,
+        parent: Any = None,
+    ):
         super().__init__(parent)
         self.store, self.conversation_id, self.turn, self.times = store, conversation_id, turn, times
         self.agent, self.api_base = agent, api_base
@@ -74,8 +82,18 @@ class ReplayThread(AsyncThread):
             raise RunError(IMPORTED_NOTE)
         model = self.agent or convo.agent
         make = agent_maker(model, self.api_base or spec.api_base_for("agent"), spec.agent_settings())  # the run's prompt, params
-        return await replay(convo.id, case, bundle, self.store.events(convo.id), self.turn, self.times, make, model,
-                            convo.seed or 0, progress=self._on_sample)
+        return await replay(
+            convo.id,
+            case,
+            bundle,
+            self.store.events(convo.id),
+            self.turn,
+            self.times,
+            make,
+            model,
+            convo.seed or 0,
+            progress=self._on_sample,
+        )
 
     def _on_sample(self, done: int) -> None:
         self.progressed.emit(done, self.times)
@@ -87,8 +105,9 @@ def result_rows(result: ReplayResult) -> list[dict[str, Any]]:
     """The table's rows: each action taken, most frequent first; the original one also when never taken again."""
     rows = result.actions()
     if result.samples and not any(row["original"] for row in rows):
-        rows.append({"action": result.original, "count": 0, "share": 0.0,
-                     "interval": wilson(0, len(result.samples)), "original": True})
+        rows.append(
+            {"action": result.original, "count": 0, "share": 0.0, "interval": wilson(0, len(result.samples)), "original": True}
+        )
     return rows
 
 
@@ -97,8 +116,9 @@ class ReplayDialog(QDialog):
 
     finished_replay = Signal(object)  # Outcome
 
-    def __init__(self, store: Store, record: ConversationRecord, events: Sequence[Event], turn: int,
-                 parent: QWidget | None = None):
+    def __init__(
+        self, store: Store, record: ConversationRecord, events: Sequence[Event], turn: int, parent: QWidget | None = None
+    ):
         super().__init__(parent)
         self.setWindowTitle(f"Replay from turn {turn}")
         self.setObjectName("replayDialog")
@@ -115,12 +135,16 @@ class ReplayDialog(QDialog):
 
     def _build(self) -> None:
         name = self.record.source_id or self.record.id
-        heading = QLabel(f"<b>{name}</b> · case {self.record.case_id} · the agent's turn {self.turn}<br>"
-                         f"<span style='color:#475569'>Originally: {self.original}</span>")
+        heading = QLabel(
+            f"<b>{name}</b> · case {self.record.case_id} · the agent's turn {self.turn}<br>"
+            f"<span style='color:#475569'>Originally: {self.original}</span>"
+        )
         heading.setObjectName("replayHeading")
         heading.setTextFormat(Qt.TextFormat.RichText)
-        intro = QLabel("The conversation is cut just before the agent answers in this turn; the agent then plays the "
-                       "turn again, each time on a fresh copy with its own seed. Nothing is stored.")
+        intro = QLabel(
+            "The conversation is cut just before the agent answers in this turn; the agent then plays the "
+            "turn again, each time on a fresh copy with its own seed. Nothing is stored."
+        )
         intro.setObjectName("hint")
         intro.setWordWrap(True)
         self.agent = QLineEdit("" if self.imported else self.record.agent)
@@ -203,8 +227,9 @@ class ReplayDialog(QDialog):
         if self.is_running() or (self.imported and not agent):
             return False
         times = self.times.value()
-        self.worker = ReplayThread(self.store, self.record.id, self.turn, times, agent,
-                                   self.api_base.text().strip() or None, parent=self)
+        self.worker = ReplayThread(
+            self.store, self.record.id, self.turn, times, agent, self.api_base.text().strip() or None, parent=self
+        )
         self.worker.progressed.connect(self._on_progress)
         self.worker.ended.connect(self._on_ended)
         self.replayed = None

@@ -32,20 +32,36 @@ class Saved:
     overrides: list[Any]
 
 
-def new_overrides(conversation_id: str, items: list[tuple[Any, Any]], tags: dict[int, tuple[str, ...]],
-                  reason: str, corrected_reply: str, author: str) -> list[NewOverride]:
+def new_overrides(
+    conversation_id: str,
+    items: list[tuple[Any, Any]],
+    tags: dict[int, tuple[str, ...]],
+    reason: str,
+    corrected_reply: str,
+    author: str,
+) -> list[NewOverride]:
     """One reviewer label per keyed value: its verdict's tags, the save's reason, corrected reply and author."""
-    return [NewOverride(conversation_id, verdict.criterion, verdict.source, human_passed=value.passed,
-                        human_score=value.score, reason=reason, author=author, verdict_id=verdict.id,
-                        tags=tags.get(verdict.id, ()), corrected_reply=corrected_reply or None)
-            for verdict, value in items]
+    return [
+        NewOverride(
+            conversation_id,
+            verdict.criterion,
+            verdict.source,
+            human_passed=value.passed,
+            human_score=value.score,
+            reason=reason,
+            author=author,
+            verdict_id=verdict.id,
+            tags=tags.get(verdict.id, ()),
+            corrected_reply=corrected_reply or None,
+        )
+        for verdict, value in items
+    ]
 
 
 class SaveThread(AsyncThread):
     """Appends one conversation's keyed values as overrides in one transaction; ends with `Saved` (or the store's error)."""
 
-    def __init__(self, store: Store, run_id: str, items: list[tuple[Any, Any]], overrides: list[NewOverride],
-                 parent: Any = None):
+    def __init__(self, store: Store, run_id: str, items: list[tuple[Any, Any]], overrides: list[NewOverride], parent: Any = None):
         super().__init__(parent)
         self.store, self.run_id = store, run_id
         self.items, self.overrides = items, overrides
@@ -55,5 +71,11 @@ class SaveThread(AsyncThread):
     async def work(self) -> Saved:
         store, cid = self.store, self.conversation_id
         store.add_overrides(self.overrides)
-        return Saved(cid, self.run_id, self.items, store.conversation_table(self.run_id, [cid]),
-                     store.effective_verdicts(conversation_id=cid), store.overrides(conversation_id=cid))
+        return Saved(
+            cid,
+            self.run_id,
+            self.items,
+            store.conversation_table(self.run_id, [cid]),
+            store.effective_verdicts(conversation_id=cid),
+            store.overrides(conversation_id=cid),
+        )

@@ -67,8 +67,10 @@ READING_SPLIT_FROM = 600
 DETAIL_WIDTH = 860
 """What the conversation's side wants beside the list (a transcript of ~400 px and the verdicts): when the
 screen leaves it less, the list starts without its optional columns (Bucket, Conflict)."""
-EMPTY_TEXT = ("No runs yet: start one in Runs or with `sage-desk run`, then review it here "
-              "(or look at the shipped sample runs: `sage-desk --db sample`).")
+EMPTY_TEXT = (
+    "No runs yet: start one in Runs or with `sage-desk run`, then review it here "
+    "(or look at the shipped sample runs: `sage-desk --db sample`)."
+)
 
 
 class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
@@ -76,8 +78,9 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
 
     message = Signal(str)
 
-    def __init__(self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None,
-                 workspace: Workspace | None = None):
+    def __init__(
+        self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None, workspace: Workspace | None = None
+    ):
         super().__init__(parent)
         self.setObjectName("review")
         self.setStyleSheet(STYLE)
@@ -110,7 +113,9 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         self.transcript = TranscriptView()
         self.transcript.replay_context = lambda: (self.store, self.detail.record) if self.detail is not None else None
         self.timeline = TimelineView()
-        self.verdict_model = BlindVerdictModel(self, session=self.session)  # a blind queue hides the judge until the reviewer labels
+        self.verdict_model = BlindVerdictModel(
+            self, session=self.session
+        )  # a blind queue hides the judge until the reviewer labels
         self.verdicts = QTableView()
         self.override = OverridePanel()
         self.slots = SlotsPanel(author=lambda: self.override.author.text())  # imported conversations only
@@ -140,9 +145,18 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # the verdicts get a full-height column (every verdict in view); the transcript shares its
         # column with the tool calls (a tab: the calls are in the transcript too) and the route
-        self.reading = PaneGroup("reading", Qt.Orientation.Vertical, [
-            ("Transcript", titled("Transcript", self.transcript)), ("Tool calls", titled("Tool calls", self.timeline)),
-            ("Route", self.route)], [[0, 1], [2]], [420, 300], READING_SPLIT_FROM)
+        self.reading = PaneGroup(
+            "reading",
+            Qt.Orientation.Vertical,
+            [
+                ("Transcript", titled("Transcript", self.transcript)),
+                ("Tool calls", titled("Tool calls", self.timeline)),
+                ("Route", self.route),
+            ],
+            [[0, 1], [2]],
+            [420, 300],
+            READING_SPLIT_FROM,
+        )
         panes = self._split("panes", Qt.Orientation.Horizontal, [self.reading, self._verdict_box()], [460, 480])
         detail = QWidget()
         column = QVBoxLayout(detail)
@@ -196,13 +210,23 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
 
     def _make_actions(self) -> dict[str, QAction]:
         slots = {
-            "next": lambda: self.move_conversation(1), "previous": lambda: self.move_conversation(-1),
-            "next_verdict": lambda: self.move_verdict(1), "previous_verdict": lambda: self.move_verdict(-1),
+            "next": lambda: self.move_conversation(1),
+            "previous": lambda: self.move_conversation(-1),
+            "next_verdict": lambda: self.move_verdict(1),
+            "previous_verdict": lambda: self.move_verdict(-1),
             **{f"key{d}": (lambda d=d: self.key_value(str(d))) for d in range(1, 6)},
-            "pass": lambda: self.key_value("p"), "fail": lambda: self.key_value("x"),
-            "clear": lambda: self.key_value(""), "save": self._on_enter, "reason": self._focus_reason,
-            "search": self._focus_search, "failures": self.filters.failures.toggle, "compare": self.compare,
-            "list": self._focus_list, "toggle_list": self.toggle_list, "refresh": self.reload, "help": self.show_shortcuts,
+            "pass": lambda: self.key_value("p"),
+            "fail": lambda: self.key_value("x"),
+            "clear": lambda: self.key_value(""),
+            "save": self._on_enter,
+            "reason": self._focus_reason,
+            "search": self._focus_search,
+            "failures": self.filters.failures.toggle,
+            "compare": self.compare,
+            "list": self._focus_list,
+            "toggle_list": self.toggle_list,
+            "refresh": self.reload,
+            "help": self.show_shortcuts,
             "next_item": lambda: self.queue.next(),
         }
         return make_actions(self, slots)
@@ -228,8 +252,28 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
     def menus(self) -> dict[str, list[QAction | None]]:
         """The Review menu of the main window."""
         a = self.actions_by_name
-        return {"&Review": [a["next"], a["previous"], a["next_verdict"], a["previous_verdict"], None, a["save"], a["reason"],
-                            a["clear"], None, a["search"], a["failures"], a["compare"], a["toggle_list"], a["refresh"], None, a["next_item"], None, a["help"]]}
+        return {
+            "&Review": [
+                a["next"],
+                a["previous"],
+                a["next_verdict"],
+                a["previous_verdict"],
+                None,
+                a["save"],
+                a["reason"],
+                a["clear"],
+                None,
+                a["search"],
+                a["failures"],
+                a["compare"],
+                a["toggle_list"],
+                a["refresh"],
+                None,
+                a["next_item"],
+                None,
+                a["help"],
+            ]
+        }
 
     def toolbar_actions(self) -> list[QAction | None]:
         """Buttons for the main toolbar."""
@@ -369,7 +413,9 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         index = self.list_model.index(position, 0)
         flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
         self.list.selectionModel().setCurrentIndex(index, flags)
-        self.list.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter if centre else QAbstractItemView.ScrollHint.EnsureVisible)
+        self.list.scrollTo(
+            index, QAbstractItemView.ScrollHint.PositionAtCenter if centre else QAbstractItemView.ScrollHint.EnsureVisible
+        )
         if self.detail is None or self.detail.id != self.list_model.conversation_id(position):
             self._show_position(position)
 
@@ -427,7 +473,14 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
             return
         # only what needed the domain: labels being keyed and the chosen verdict stay as they are
         shown.bundle, shown.case, shown.trace, shown.problem, shown.note, shown.tool_kinds, shown.reading = (
-            fresh.bundle, fresh.case, fresh.trace, fresh.problem, fresh.note, fresh.tool_kinds, False)
+            fresh.bundle,
+            fresh.case,
+            fresh.trace,
+            fresh.problem,
+            fresh.note,
+            fresh.tool_kinds,
+            False,
+        )
         self.transcript.show_events(shown.events, shown.tool_kinds)
         self.timeline.show_events(shown.events, shown.tool_kinds)
         self.route.show_route(shown.bundle.graph if shown.bundle else None, shown.trace, shown.problem, shown.note)
@@ -468,8 +521,12 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
             named = f" · {agent}" if r.agent != "imported" else ""
             self.title.setText(f"<b>{escape(r.source_id)}</b>{named} · imported · <span style='color:#64748b'>{r.id}</span>")
         case = detail.case
-        about = [f"{(r.bucket or '?').replace('_', ' ')}", f"{r.conflict or '?'} conflict", f"ended: {ending}",
-                 f"{r.turns} turns"]
+        about = [
+            f"{(r.bucket or '?').replace('_', ' ')}",
+            f"{r.conflict or '?'} conflict",
+            f"ended: {ending}",
+            f"{r.turns} turns",
+        ]
         if case is not None:
             about.insert(0, f"“{case.title or case.subject}”")
             if case.tactics:
@@ -601,7 +658,9 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         run_id = self.detail.record.run_id
         self._show_detail(self.loader.load(conversation_id))
         if self.list_model.table.row_of(conversation_id) is not None:
-            self.list_model.replace_summary(conversation_id, self.session.need_store().conversation_table(run_id, [conversation_id]))
+            self.list_model.replace_summary(
+                conversation_id, self.session.need_store().conversation_table(run_id, [conversation_id])
+            )
         self.message.emit(f"{conversation_id}: {what}")
         self._saving = True
         try:

@@ -30,8 +30,10 @@ NEEDED = "#b45309"
 MUTED = "#64748b"
 MIN_COMBO_WIDTH = 84
 CELL_SPACING = 8
-STYLE = ("QLabel#slotSource { color: #64748b; font-size: 8pt; } QLabel#slotName, QComboBox { font-size: 8pt; } "
-         "QComboBox { padding: 1px 4px; }")
+STYLE = (
+    "QLabel#slotSource { color: #64748b; font-size: 8pt; } QLabel#slotName, QComboBox { font-size: 8pt; } "
+    "QComboBox { padding: 1px 4px; }"
+)
 """Small type: five slots fit in one row beside a 1280-px window's conversation list."""
 
 
@@ -143,10 +145,16 @@ class SlotsPanel(QWidget):
         self._fill(fields, data, needed)
         waiting = sum(1 for v in detail.verdicts if v.unscored and needs_of(v))
         known = sum(1 for f in fields if truth.get(f) in fields[f])
-        about = (f"{waiting} verdict{'s' if waiting != 1 else ''} wait on a slot: set the "
-                 f"<span style='color:{NEEDED}'><b>amber</b></span> ones" if waiting else "every verdict is scored")
-        self.note.setText(f"<b>Slots</b> <span style='color:{MUTED}'>· {known} of {len(fields)} set · {about} · "
-                          "choosing a value re-runs the rules</span>")
+        about = (
+            f"{waiting} verdict{'s' if waiting != 1 else ''} wait on a slot: set the "
+            f"<span style='color:{NEEDED}'><b>amber</b></span> ones"
+            if waiting
+            else "every verdict is scored"
+        )
+        self.note.setText(
+            f"<b>Slots</b> <span style='color:{MUTED}'>· {known} of {len(fields)} set · {about} · "
+            "choosing a value re-runs the rules</span>"
+        )
         self.set_busy(self.is_setting())
         self.show()
 
@@ -171,8 +179,7 @@ class SlotsPanel(QWidget):
             source.setToolTip(tip + (f"\nread in message {cited}" if cited else ""))
             wanted = needed.get(name, 0) if value is None else 0
             self.names[name].setText(f"<span style='color:{NEEDED}'><b>{name}</b></span>" if wanted else f"<b>{name}</b>")
-            self.names[name].setToolTip(f"{wanted} unscored verdict(s) need {name}" if wanted else
-                                        f"{name}: {', '.join(values)}")
+            self.names[name].setToolTip(f"{wanted} unscored verdict(s) need {name}" if wanted else f"{name}: {', '.join(values)}")
 
     def _rebuild(self, fields: dict[str, list[str]]) -> None:
         for cell in self.cells.values():
@@ -274,7 +281,9 @@ class SlotsPanel(QWidget):
         # no Qt parent: Python owns the thread and frees it once waited for. A parented thread given deleteLater
         # crashed PySide 6.11 now and then (its wrapper freed before the deferred delete released it: a segfault)
         self._worker = SlotThread(self.store, self.conversation_id, field_name, value, author)
-        self._worker.ended.connect(lambda outcome, c=self.conversation_id, f=field_name, v=value: self._on_ended(outcome, c, f, v))
+        self._worker.ended.connect(
+            lambda outcome, c=self.conversation_id, f=field_name, v=value: self._on_ended(outcome, c, f, v)
+        )
         self.set_busy(True)
         self.note.setText(f"Setting {field_name} = {value} and re-running the rules…")
         self._worker.start()
@@ -307,4 +316,3 @@ class SlotsPanel(QWidget):
         """Let a slot being set finish (before the panel goes)."""
         if self._worker is not None:
             self._worker.wait()
-

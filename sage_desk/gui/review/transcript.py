@@ -187,8 +187,10 @@ class TranscriptView(QTextBrowser):
             return ""
         text, colour = line
         background = f" bgcolor='{HIGHLIGHT}'" if mark else ""
-        return (f"<a name='e{event.seq}'></a><table width='100%' cellpadding='3' cellspacing='0'><tr>"
-                f"<td align='center'{background}><span style='color:{colour}; font-size:9pt'>{text}</span></td></tr></table>")
+        return (
+            f"<a name='e{event.seq}'></a><table width='100%' cellpadding='3' cellspacing='0'><tr>"
+            f"<td align='center'{background}><span style='color:{colour}; font-size:9pt'>{text}</span></td></tr></table>"
+        )
 
     def _bubble(self, event: Any, mark: bool) -> str:
         customer = event.type == "customer_message"
@@ -200,8 +202,10 @@ class TranscriptView(QTextBrowser):
         bubble = f"<td width='82%' bgcolor='{fill}' style='padding:7px'>{head}<br>{text}</td>"
         spacer = "<td width='18%'></td>"
         cells = bubble + spacer if customer else spacer + bubble
-        return (f"<a name='e{event.seq}'></a><table width='100%' cellspacing='0' cellpadding='0' style='margin-top:6px'>"
-                f"<tr>{cells}</tr></table>")
+        return (
+            f"<a name='e{event.seq}'></a><table width='100%' cellspacing='0' cellpadding='0' style='margin-top:6px'>"
+            f"<tr>{cells}</tr></table>"
+        )
 
     def _line(self, event: Any) -> tuple[str, str] | None:
         esc = html.escape
@@ -294,10 +298,12 @@ class TimelineView(QTreeWidget):
         when = f"T{event.turn} · {event.t:.1f}s"
         if event.type == "tool_call":
             return self._call_item(event, when, kinds)
-        texts = {"ticket_tagged": ("tag_ticket", f"intent={event.intent}" if event.type == "ticket_tagged" else ""),
-                 "handover": ("handover", getattr(event, "reason", "")),
-                 "ticket_closed": ("close_ticket", f"{getattr(event, 'outcome', '')}: {getattr(event, 'summary', '')}"),
-                 "error": ("error", f"{getattr(event, 'where', '')}: {getattr(event, 'message', '')}")}
+        texts = {
+            "ticket_tagged": ("tag_ticket", f"intent={event.intent}" if event.type == "ticket_tagged" else ""),
+            "handover": ("handover", getattr(event, "reason", "")),
+            "ticket_closed": ("close_ticket", f"{getattr(event, 'outcome', '')}: {getattr(event, 'summary', '')}"),
+            "error": ("error", f"{getattr(event, 'where', '')}: {getattr(event, 'message', '')}"),
+        }
         if event.type not in texts:
             return None
         step, detail = texts[event.type]
@@ -317,9 +323,16 @@ class TimelineView(QTreeWidget):
             item.setBackground(1, QBrush(QColor("#ffedd5" if mark == MONEY else "#e0f2fe")))
         if event.error:
             item.setForeground(2, QBrush(QColor("#b91c1c")))
-        args = json.dumps(event.arguments, ensure_ascii=False, indent=1) if isinstance(event.arguments, dict) else str(event.arguments)
-        rows = [("arguments", args), ("error" if event.error else "result", result_text(event).removeprefix("ERROR: ")),
-                ("latency", f"{event.latency_ms:.0f} ms")]
+        args = (
+            json.dumps(event.arguments, ensure_ascii=False, indent=1)
+            if isinstance(event.arguments, dict)
+            else str(event.arguments)
+        )
+        rows = [
+            ("arguments", args),
+            ("error" if event.error else "result", result_text(event).removeprefix("ERROR: ")),
+            ("latency", f"{event.latency_ms:.0f} ms"),
+        ]
         if mark:
             rows.append(("kind", f"{event.kind}: {mark.split(' ', 1)[1]}"))
         if event.guard_failed:

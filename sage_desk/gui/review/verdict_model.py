@@ -27,8 +27,13 @@ SCALE = {"1": 0.0, "2": 0.25, "3": 0.5, "4": 0.75, "5": 1.0}
 VERDICT_KEYS = {"p": True, "x": False}
 """Letter key -> pass/fail, for pass/fail verdicts."""
 HEADERS = ("Criterion", "Source", "Machine", "Human", "Why")
-HELP = ("What was checked", "The rule engine, or which judge", "The rule's or judge's value (struck through when a human overrode it)",
-        "The reviewer's value (italic: keyed, not saved yet)", "The rule's or judge's rationale")
+HELP = (
+    "What was checked",
+    "The rule engine, or which judge",
+    "The rule's or judge's value (struck through when a human overrode it)",
+    "The reviewer's value (italic: keyed, not saved yet)",
+    "The rule's or judge's rationale",
+)
 FAIL, PASS, HUMAN, MUTED = QColor("#b91c1c"), QColor("#15803d"), QColor("#7c3aed"), QColor("#64748b")
 NEEDS = QColor("#b45309")  # amber, as the Slots panel marks the slots these verdicts wait on
 
@@ -54,7 +59,7 @@ def unscored_text(verdict: StoredVerdict) -> str:
 
 def is_provisional(verdict: StoredVerdict) -> bool:
     """A rule verdict resting only on a slot the agent's own tag gave, not yet settled by a reviewer."""
-    return (not verdict.overridden and isinstance(verdict.details, dict) and bool(verdict.details.get("provisional")))
+    return not verdict.overridden and isinstance(verdict.details, dict) and bool(verdict.details.get("provisional"))
 
 
 def is_scored(verdict: StoredVerdict) -> bool:
@@ -76,8 +81,7 @@ def value_for_key(verdict: StoredVerdict, key: str) -> HumanValue | None:
 
 def keys_for(verdict: StoredVerdict) -> str:
     """The keys that set a value on this verdict, as a reviewer reads them."""
-    return ("1–5 set the score (0, .25, .5, .75, 1), P/X pass or fail without one" if is_scored(verdict)
-            else "P = pass, X = fail")
+    return "1–5 set the score (0, .25, .5, .75, 1), P/X pass or fail without one" if is_scored(verdict) else "P = pass, X = fail"
 
 
 def key_help(verdict: StoredVerdict | None) -> str:
@@ -150,8 +154,12 @@ class VerdictModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt API)
         return 0 if parent.isValid() else len(HEADERS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # Qt API
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # Qt API
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(HEADERS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:

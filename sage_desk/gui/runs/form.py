@@ -70,8 +70,10 @@ class RoleApiBase(QComboBox):
         super().__init__(parent)
         self.setEditable(True)
         self.addItems([SAME_AS_RUN, PROVIDERS_OWN])
-        self.setToolTip(f"Where the {role}'s model calls go. Pick the provider's own endpoint to judge a local agent\n"
-                        "with a hosted model, or type the URL of another OpenAI-compatible server.")
+        self.setToolTip(
+            f"Where the {role}'s model calls go. Pick the provider's own endpoint to judge a local agent\n"
+            "with a hosted model, or type the URL of another OpenAI-compatible server."
+        )
 
     def value(self) -> str | None:
         """None (the run's API base), "default" (the provider's own) or a URL."""
@@ -221,9 +223,11 @@ class RunForm(QWidget):
         self.agents.list.setFixedHeight(118)
         self._build_agent_options()
         self.api_base.setPlaceholderText("optional: http://localhost:11434/v1 (Ollama), vLLM … (several: A, B)")
-        self.api_base.setToolTip("An OpenAI-compatible server the model calls go to (the agents', and the customer's\n"
-                                 "and judges' unless they have their own below). Empty: the providers' own endpoints.\n"
-                                 "Several replicas, separated by commas: each call goes to the least busy one that is up.")
+        self.api_base.setToolTip(
+            "An OpenAI-compatible server the model calls go to (the agents', and the customer's\n"
+            "and judges' unless they have their own below). Empty: the providers' own endpoints.\n"
+            "Several replicas, separated by commas: each call goes to the least busy one that is up."
+        )
         self.user.setEditable(True)
         self.user.addItem(SCRIPTED)
         user_edit = self.user.lineEdit()
@@ -282,37 +286,55 @@ class RunForm(QWidget):
         seed.addStretch(1)
         form.addRow("Seed", seed)
         form.addRow("", self.summary)
-        for signal in (self.domain.currentIndexChanged, self.cases.currentIndexChanged, self.case_ids.textChanged,
-                       self.agents.changed, self.judges.changed, self.repeats.valueChanged, self.user.currentTextChanged,
-                       self.api_base.textChanged, self.user_api_base.currentTextChanged,
-                       self.judge_api_base.currentTextChanged):
+        for signal in (
+            self.domain.currentIndexChanged,
+            self.cases.currentIndexChanged,
+            self.case_ids.textChanged,
+            self.agents.changed,
+            self.judges.changed,
+            self.repeats.valueChanged,
+            self.user.currentTextChanged,
+            self.api_base.textChanged,
+            self.user_api_base.currentTextChanged,
+            self.judge_api_base.currentTextChanged,
+        ):
             signal.connect(self._on_changed)
 
     def _build_agent_options(self) -> None:
         """The agent-kind picker (what the add field takes), and the prompt file, parameters, headers, tools server."""
         for label, key, _hint in AGENT_KINDS:
             self.agent_kind.addItem(label, key)
-        self.agent_kind.setToolTip("What kind of agent the field beside it adds: a model, an agent behind HTTP,\n"
-                                   "a Python agent (package.module:factory), or an HTTP agent that calls its tools\n"
-                                   "through sage-desk serve-tools (MCP). See docs/your-agent.md.")
+        self.agent_kind.setToolTip(
+            "What kind of agent the field beside it adds: a model, an agent behind HTTP,\n"
+            "a Python agent (package.module:factory), or an HTTP agent that calls its tools\n"
+            "through sage-desk serve-tools (MCP). See docs/your-agent.md."
+        )
         self.agent_kind.currentIndexChanged.connect(self._on_kind_changed)
         self.agents.entry.returnPressed.disconnect()
         self.agents.add_button.clicked.disconnect()
         self.agents.entry.returnPressed.connect(self._add_typed_agent)
         self.agents.add_button.clicked.connect(self._add_typed_agent)
         self.agent_prompt.setPlaceholderText("a prompt file; {policy} marks the policy")
-        self.agent_prompt.setToolTip("A text file sent as the agent's system prompt (models, HTTP and Python agents).\n"
-                                     "The domain's policy goes where it says {policy}, nowhere without it.")
+        self.agent_prompt.setToolTip(
+            "A text file sent as the agent's system prompt (models, HTTP and Python agents).\n"
+            "The domain's policy goes where it says {policy}, nowhere without it."
+        )
         self.prompt_browse.clicked.connect(self._browse_prompt)
         self.agent_params.setPlaceholderText("temperature=0.2 max_tokens=800")
-        self.agent_params.setToolTip("Parameters of the agent's calls, NAME=VALUE separated by spaces: any litellm/OpenAI\n"
-                                     "one for a model, a body field for an HTTP agent (model=NAME); timeout, max_retries.")
+        self.agent_params.setToolTip(
+            "Parameters of the agent's calls, NAME=VALUE separated by spaces: any litellm/OpenAI\n"
+            "one for a model, a body field for an HTTP agent (model=NAME); timeout, max_retries."
+        )
         self.agent_headers.setPlaceholderText("Authorization: Bearer $TOKEN; X-Team: qa")
-        self.agent_headers.setToolTip("Headers for HTTP agents, separated by ';'. $VARS are read from the environment\n"
-                                      "when the run calls the agent and are never stored.")
+        self.agent_headers.setToolTip(
+            "Headers for HTTP agents, separated by ';'. $VARS are read from the environment\n"
+            "when the run calls the agent and are never stored."
+        )
         self.tools_server.setPlaceholderText("sage-desk serve-tools URL: http://127.0.0.1:8765")
-        self.tools_server.setToolTip("The URL of sage-desk serve-tools --domain D: an HTTP agent with its own tool layer\n"
-                                     "calls the domain's tools there; the calls it saw become the transcript's.")
+        self.tools_server.setToolTip(
+            "The URL of sage-desk serve-tools --domain D: an HTTP agent with its own tool layer\n"
+            "calls the domain's tools there; the calls it saw become the transcript's."
+        )
         for edit in (self.agent_prompt, self.agent_params, self.agent_headers, self.tools_server):
             edit.textChanged.connect(self._on_changed)
         self.agent_more.setToolTip("Show the agent's prompt file, parameters and HTTP headers (shown anyway once one is set)")
@@ -366,8 +388,12 @@ class RunForm(QWidget):
         from sage_desk.core.agents.options import spec_fields
 
         headers = [h.strip() for h in self.agent_headers.text().split(";") if h.strip()]
-        return spec_fields(self.agent_prompt.text().strip() or None, self.agent_params.text().split(), headers,
-                           self.tools_server.text().strip() or None)
+        return spec_fields(
+            self.agent_prompt.text().strip() or None,
+            self.agent_params.text().split(),
+            headers,
+            self.tools_server.text().strip() or None,
+        )
 
     def _fill_domains(self) -> None:
         for folder in shipped_domains():
@@ -445,11 +471,20 @@ class RunForm(QWidget):
             agent_fields = self.agent_option_fields()
         except ValueError:
             agent_fields = {}  # problems() says what is wrong; a start is refused until it is fixed
-        return RunSpec(**agent_fields, domain=self.domain_name(), agents=self.agents.checked(), user=self.user_model() or SCRIPTED,
-                       judges=self.judges.checked(), repeats=self.repeats.value(), concurrency=self.concurrency.value(),
-                       seed=self.seed.value(), api_base=join_bases([self.api_base.text()]),
-                       user_api_base=self.user_api_base.value(), judge_api_base=self.judge_api_base.value(),
-                       cases=None if len(cases) == len(suite) else [c.id for c in cases])
+        return RunSpec(
+            **agent_fields,
+            domain=self.domain_name(),
+            agents=self.agents.checked(),
+            user=self.user_model() or SCRIPTED,
+            judges=self.judges.checked(),
+            repeats=self.repeats.value(),
+            concurrency=self.concurrency.value(),
+            seed=self.seed.value(),
+            api_base=join_bases([self.api_base.text()]),
+            user_api_base=self.user_api_base.value(),
+            judge_api_base=self.judge_api_base.value(),
+            cases=None if len(cases) == len(suite) else [c.id for c in cases],
+        )
 
     def problems(self) -> list[str]:
         """What stops a start, as sentences a user can act on; empty when the run can start."""
@@ -460,14 +495,20 @@ class RunForm(QWidget):
             problems.append(self._domain_errors.get(self.domain.currentData(), f"{self.domain_name()} has no cases."))
         unknown = sorted(set(self.typed_case_ids()) - {c.id for c in self.suite()})
         if unknown and self.suite():
-            problems.append(f"No case {unknown[0]!r} in {self.domain_name()}" + (f" (and {len(unknown) - 1} more)." if len(unknown) > 1 else "."))
+            problems.append(
+                f"No case {unknown[0]!r} in {self.domain_name()}"
+                + (f" (and {len(unknown) - 1} more)." if len(unknown) > 1 else ".")
+            )
         if not self.agents.checked():
             problems.append("Tick at least one agent model to test.")
         if not self.user_model():
             problems.append("Name the customer simulator: scripted, or a model.")
         problems += self._agent_problems()
-        for label, base in (("API base", self.api_base.text().strip()), ("customer API base", self.user_api_base.url()),
-                            ("judge API base", self.judge_api_base.url())):
+        for label, base in (
+            ("API base", self.api_base.text().strip()),
+            ("customer API base", self.user_api_base.url()),
+            ("judge API base", self.judge_api_base.url()),
+        ):
             for url in split_bases(base):
                 if "://" not in url:
                     problems.append(f"The {label} {url!r} is not a URL (e.g. http://localhost:11434/v1).")
@@ -499,8 +540,13 @@ class RunForm(QWidget):
             fields = self.agent_option_fields()
             check_settings(RunSpec(domain="", agents=[], **fields).agent_settings(), self.agents.checked())
         except (ValueError, SageError) as exc:
-            return [str(exc).replace("--agent-prompt", "Agent prompt").replace("--agent-param", "Agent parameter")
-                    .replace("--agent-header", "Agent header").replace("--tools-server", "Tools server")]
+            return [
+                str(exc)
+                .replace("--agent-prompt", "Agent prompt")
+                .replace("--agent-param", "Agent parameter")
+                .replace("--agent-header", "Agent header")
+                .replace("--tools-server", "Tools server")
+            ]
         return []
 
     def showEvent(self, event: QShowEvent) -> None:  # Qt API
@@ -516,8 +562,10 @@ class RunForm(QWidget):
         agents = len(self.agents.checked())
         repeats = self.repeats.value()
         total = cases * agents * repeats
-        self.summary.setText(f"{_plural(cases, 'case')} × {_plural(agents, 'agent')} × {_plural(repeats, 'repeat')}"
-                             f" = <b>{_plural(total, 'conversation')}</b>")
+        self.summary.setText(
+            f"{_plural(cases, 'case')} × {_plural(agents, 'agent')} × {_plural(repeats, 'repeat')}"
+            f" = <b>{_plural(total, 'conversation')}</b>"
+        )
         self.changed.emit()
 
     # --- sessions ---------------------------------------------------------------------------
@@ -525,15 +573,27 @@ class RunForm(QWidget):
     def save_state(self, settings: QSettings) -> None:
         """Remember the choices (model names only; never a key, never a URL with a password)."""
         base = self.api_base.text().strip()
-        state = {"domain": self.domain_name(), "cases": self.cases.currentIndex(), "agents": self.agents.names(),
-                 "agents_checked": self.agents.checked(), "judges": self.judges.names(),
-                 "judges_checked": self.judges.checked(), "user": self.user_model(), "repeats": self.repeats.value(),
-                 "concurrency": self.concurrency.value(), "seed": self.seed.value(),
-                 "api_base": "" if "@" in base else base, "agent_prompt": self.agent_prompt.text().strip(),
-                 "agent_params": self.agent_params.text().strip(), "tools_server": self.tools_server.text().strip(),
-                 "agent_headers": self.agent_headers.text().strip() if self._headers_keepable() else "",
-                 **{key: None if "@" in (widget.value() or "") else widget.value()
-                    for key, widget in (("user_api_base", self.user_api_base), ("judge_api_base", self.judge_api_base))}}
+        state = {
+            "domain": self.domain_name(),
+            "cases": self.cases.currentIndex(),
+            "agents": self.agents.names(),
+            "agents_checked": self.agents.checked(),
+            "judges": self.judges.names(),
+            "judges_checked": self.judges.checked(),
+            "user": self.user_model(),
+            "repeats": self.repeats.value(),
+            "concurrency": self.concurrency.value(),
+            "seed": self.seed.value(),
+            "api_base": "" if "@" in base else base,
+            "agent_prompt": self.agent_prompt.text().strip(),
+            "agent_params": self.agent_params.text().strip(),
+            "tools_server": self.tools_server.text().strip(),
+            "agent_headers": self.agent_headers.text().strip() if self._headers_keepable() else "",
+            **{
+                key: None if "@" in (widget.value() or "") else widget.value()
+                for key, widget in (("user_api_base", self.user_api_base), ("judge_api_base", self.judge_api_base))
+            },
+        }
         settings.setValue("runs/form", json.dumps(state))
 
     def restore_state(self, settings: QSettings) -> None:
@@ -557,8 +617,12 @@ class RunForm(QWidget):
         self.concurrency.setValue(int(state.get("concurrency", 8)))
         self.seed.setValue(int(state.get("seed", 0)))
         self.api_base.setText(str(state.get("api_base", "")))
-        for edit, key in ((self.agent_prompt, "agent_prompt"), (self.agent_params, "agent_params"),
-                          (self.agent_headers, "agent_headers"), (self.tools_server, "tools_server")):
+        for edit, key in (
+            (self.agent_prompt, "agent_prompt"),
+            (self.agent_params, "agent_params"),
+            (self.agent_headers, "agent_headers"),
+            (self.tools_server, "tools_server"),
+        ):
             edit.setText(str(state.get(key) or ""))
         self._update_agent_rows()
         self.user_api_base.set_value(state.get("user_api_base"))

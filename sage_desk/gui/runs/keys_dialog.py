@@ -60,8 +60,11 @@ class KeyRow:
         """Show where this key comes from; never the key."""
         source = secrets.key_source(self.env_var)
         stored = secrets.stored_key(self.env_var) is not None
-        self.source.setText(SOURCE_TEXT[source] if source != "environment" or not stored
-                            else "in the environment and the keyring (environment wins)")
+        self.source.setText(
+            SOURCE_TEXT[source]
+            if source != "environment" or not stored
+            else "in the environment and the keyring (environment wins)"
+        )
         if not usable:
             self.field.setPlaceholderText("no keyring here: use the environment variable")
         else:
@@ -98,8 +101,10 @@ class ApiKeysDialog(QDialog):
         self.refresh()
 
     def _build(self, extra_env_vars: Iterable[str]) -> None:
-        note = QLabel("Keys never enter the run database, settings or logs. An environment variable of the same "
-                      "name wins over a saved key. Models behind a custom API base (Ollama, vLLM) usually need none.")
+        note = QLabel(
+            "Keys never enter the run database, settings or logs. An environment variable of the same "
+            "name wins over a saved key. Models behind a custom API base (Ollama, vLLM) usually need none."
+        )
         note.setObjectName("hint")
         note.setWordWrap(True)
         self.grid.setHorizontalSpacing(10)

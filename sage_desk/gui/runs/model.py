@@ -116,11 +116,17 @@ class RunsModel(QAbstractTableModel):
     @staticmethod
     def _tooltip(run: Any, live: bool) -> str:
         config = run.config
-        lines = [f"{run.id} · {run.domain}", f"agents: {', '.join(config.get('agents', []))}",
-                 f"customer: {config.get('user', 'scripted')} · judges: {', '.join(config.get('judges', [])) or 'none'}",
-                 f"repeats: {config.get('repeats', 1)} · concurrency: {config.get('concurrency', '?')}"]
-        bases = [f"{label}: {config[key]}" for label, key in (("API base", "api_base"), ("customer's", "user_api_base"),
-                                                             ("judges'", "judge_api_base")) if config.get(key)]
+        lines = [
+            f"{run.id} · {run.domain}",
+            f"agents: {', '.join(config.get('agents', []))}",
+            f"customer: {config.get('user', 'scripted')} · judges: {', '.join(config.get('judges', [])) or 'none'}",
+            f"repeats: {config.get('repeats', 1)} · concurrency: {config.get('concurrency', '?')}",
+        ]
+        bases = [
+            f"{label}: {config[key]}"
+            for label, key in (("API base", "api_base"), ("customer's", "user_api_base"), ("judges'", "judge_api_base"))
+            if config.get(key)
+        ]
         if bases:
             lines.append(" · ".join(bases))
         if is_resumable(run, live):

@@ -59,8 +59,9 @@ class RunsScreen(ScreenDefaults, QWidget):
     run_started = Signal(str)  # run id
     run_ended = Signal(object)  # RunOutcome
 
-    def __init__(self, workspace: Workspace | None = None, notifier: Any = None, db_url: str | None = None,
-                 parent: QWidget | None = None):
+    def __init__(
+        self, workspace: Workspace | None = None, notifier: Any = None, db_url: str | None = None, parent: QWidget | None = None
+    ):
         super().__init__(parent)
         self.setObjectName("runsScreen")
         self.workspace = workspace or Workspace(db_url=db_url, parent=self)
@@ -105,8 +106,17 @@ class RunsScreen(ScreenDefaults, QWidget):
 
     def menus(self) -> dict[str, list[QAction | None]]:
         """The Runs menu of the main window."""
-        return {"&Runs": [self.start_action, self.cancel_action, self.resume_action, None, self.refresh_action,
-                          None, self.keys_action]}
+        return {
+            "&Runs": [
+                self.start_action,
+                self.cancel_action,
+                self.resume_action,
+                None,
+                self.refresh_action,
+                None,
+                self.keys_action,
+            ]
+        }
 
     def toolbar_actions(self) -> list[QAction | None]:
         """Buttons for the main toolbar: only what the screen has no button for (Start, API Keys, Cancel and
@@ -271,8 +281,10 @@ class RunsScreen(ScreenDefaults, QWidget):
         self.resume_action.setEnabled(resumable and not running)
         self.review_button.setEnabled(run is not None and run.total > 0)
         self.resume_button.setToolTip(
-            "Finish this run: play its unfinished conversations (like sage-desk run --resume)" if resumable
-            else playing or "Pick an unfinished run to resume it")
+            "Finish this run: play its unfinished conversations (like sage-desk run --resume)"
+            if resumable
+            else playing or "Pick an unfinished run to resume it"
+        )
 
     def _playing(self, runs: list[Any]) -> dict[str, list[Any]]:
         """The live processes playing each unfinished run (other windows, terminals, machines)."""
@@ -282,7 +294,7 @@ class RunsScreen(ScreenDefaults, QWidget):
             return {}
 
     def _played_elsewhere(self, run_id: str) -> str:
-        """"Being played by process P on host H since T" when another live process plays the run, else ""."""
+        """ "Being played by process P on host H since T" when another live process plays the run, else ""."""
         try:
             playing = self.store().run_owners(run_id)
         except SageError:
@@ -356,9 +368,11 @@ class RunsScreen(ScreenDefaults, QWidget):
         thread.progressed.connect(self._on_progress)
         thread.ended.connect(self._on_ended)
         verb = "Resuming" if run_id else "Running"
-        self.panel.start(f"{verb} {thread.run_id} · {spec.domain}",
-                         f"agents {', '.join(spec.agents)} · customer {spec.user} · judges {', '.join(spec.judges) or 'none'}"
-                         f" · {spec.repeats} repeat(s) · concurrency {spec.concurrency}")
+        self.panel.start(
+            f"{verb} {thread.run_id} · {spec.domain}",
+            f"agents {', '.join(spec.agents)} · customer {spec.user} · judges {', '.join(spec.judges) or 'none'}"
+            f" · {spec.repeats} repeat(s) · concurrency {spec.concurrency}",
+        )
         self._last_broadcast = time.monotonic()
         if isinstance(thread, RunProcess):  # a new run's rows are written in a thread: it is told once they are
             thread.created.connect(self._on_created)
@@ -432,8 +446,11 @@ class RunsScreen(ScreenDefaults, QWidget):
     @staticmethod
     def _ending_text(outcome: RunOutcome) -> tuple[str, str]:
         p = outcome.progress
-        figures = (f"{p.done:,} of {p.total:,} conversations, {p.errored:,} errored, ${p.cost_usd:.4f}, "
-                   f"{p.elapsed_s:.1f} s") if p is not None else ""
+        figures = (
+            (f"{p.done:,} of {p.total:,} conversations, {p.errored:,} errored, ${p.cost_usd:.4f}, {p.elapsed_s:.1f} s")
+            if p is not None
+            else ""
+        )
         if outcome.error is not None:
             return f"Run {outcome.run_id} failed", f"{figures}. It can be resumed once the problem is fixed."
         if outcome.cancelled and p is not None and p.done >= p.total:
@@ -456,10 +473,13 @@ class RunsScreen(ScreenDefaults, QWidget):
         progress = self.panel.progress
         done = f" ({progress.done:,} of {progress.total:,} done)" if progress is not None else ""
         answer = QMessageBox.question(
-            self, "Stop the run?",
+            self,
+            "Stop the run?",
             f"Run {self.live_run_id()} is still playing{done}.\n\nStop it and close? It stays in the list as "
             "resumable: Resume plays the conversations left, the finished ones are kept.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
         return answer == QMessageBox.StandardButton.Yes
 
     def can_close(self) -> bool:
@@ -522,4 +542,3 @@ class RunsScreen(ScreenDefaults, QWidget):
     def restore_state(self, settings: QSettings) -> None:
         """Bring back the form's choices."""
         self.form.restore_state(settings)
-

@@ -68,8 +68,11 @@ class RunOutcome:
 
 def plays_offline(spec: RunSpec) -> bool:
     """Whether every participant of the run is a built-in baseline (nothing waits on a network)."""
-    return (all(a.startswith("baseline:") for a in spec.agents) and spec.user == "scripted"
-            and all(j.startswith("baseline:") for j in spec.judges))
+    return (
+        all(a.startswith("baseline:") for a in spec.agents)
+        and spec.user == "scripted"
+        and all(j.startswith("baseline:") for j in spec.judges)
+    )
 
 
 def worker_processes(store: Store, spec: RunSpec, conversations: int) -> int:

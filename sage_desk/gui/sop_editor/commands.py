@@ -93,8 +93,9 @@ class RemoveCommand(DocCommand):
 class MoveNodesCommand(DocCommand):
     """Move any number of nodes in one step (a drag, or an auto-layout)."""
 
-    def __init__(self, doc: SopDocument, old: dict[str, tuple[float, float]], new: dict[str, tuple[float, float]],
-                 text: str = "Move"):
+    def __init__(
+        self, doc: SopDocument, old: dict[str, tuple[float, float]], new: dict[str, tuple[float, float]], text: str = "Move"
+    ):
         super().__init__(text if len(new) != 1 else f"{text} {next(iter(new))!r}")
         self.doc, self.old, self.new = doc, old, new
 

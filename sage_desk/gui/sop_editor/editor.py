@@ -173,7 +173,9 @@ class SopEditor(ScreenDefaults, QWidget):
         return {
             "new": self._action("New Graph", self.new_file, ["Ctrl+N"], "Start an empty graph"),
             "open": self._action("Open…", self.open_dialog, ["Ctrl+O"], "Open a sop.yaml file"),
-            "import_prose": self._action("Import from Prose…", self.import_prose, [], "Draft a graph from a written SOP with a model"),
+            "import_prose": self._action(
+                "Import from Prose…", self.import_prose, [], "Draft a graph from a written SOP with a model"
+            ),
             "save": self._action("Save", self.save, ["Ctrl+S"], "Save the graph"),
             "save_as": self._action("Save As…", self.save_as, ["Ctrl+Shift+S"], "Save the graph to another file"),
             "undo": undo,
@@ -189,7 +191,9 @@ class SopEditor(ScreenDefaults, QWidget):
             "zoom_reset": self._action("Actual Size", self._reset_zoom, ["Ctrl+0"]),
             "layout": self._action("Auto-Layout", self.auto_layout, ["Ctrl+L"], "Arrange the graph top-down"),
             "fold": self._action("Fold Branch", self.fold_selected, ["Ctrl+["], "Hide what only the selected decision leads to"),
-            "unfold": self._action("Unfold Branch", self.unfold_selected, ["Ctrl+]"], "Show the selected decision's branch again"),
+            "unfold": self._action(
+                "Unfold Branch", self.unfold_selected, ["Ctrl+]"], "Show the selected decision's branch again"
+            ),
             "unfold_all": self._action("Unfold All", self.unfold_all, ["Ctrl+Shift+]"], "Show every folded branch"),
         }
 
@@ -216,8 +220,18 @@ class SopEditor(ScreenDefaults, QWidget):
         return {
             "&File": [a["new"], a["open"], a["import_prose"], None, a["save"], a["save_as"]],
             "&Edit": [a["undo"], a["redo"], None, a["cut"], a["copy"], a["paste"], a["delete"], None, a["select_all"]],
-            "&View": [a["fit"], a["zoom_in"], a["zoom_out"], a["zoom_reset"], None, a["layout"], None, a["fold"],
-                      a["unfold"], a["unfold_all"]],
+            "&View": [
+                a["fit"],
+                a["zoom_in"],
+                a["zoom_out"],
+                a["zoom_reset"],
+                None,
+                a["layout"],
+                None,
+                a["fold"],
+                a["unfold"],
+                a["unfold_all"],
+            ],
         }
 
     def toolbar_actions(self) -> list[QAction | None]:
@@ -230,7 +244,9 @@ class SopEditor(ScreenDefaults, QWidget):
         self.scene.edge_requested.connect(self._on_edge_requested)
         self.scene.nodes_moved.connect(self._on_nodes_moved)
         self.scene.selectionChanged.connect(self._on_selection_changed)
-        self.node_palette.add_requested.connect(lambda kind: self._on_node_dropped(kind, self.view.mapToScene(self.view.viewport().rect().center())))
+        self.node_palette.add_requested.connect(
+            lambda kind: self._on_node_dropped(kind, self.view.mapToScene(self.view.viewport().rect().center()))
+        )
         self.inspector.node_form.edited.connect(self._on_node_edited)
         self.inspector.node_form.field_edited.connect(self._on_field_edited)
         self.inspector.edge_form.edited.connect(self._on_edge_edited)
@@ -318,8 +334,11 @@ class SopEditor(ScreenDefaults, QWidget):
 
     def _on_node_dropped(self, kind: str, pos: QPointF) -> None:
         node_kind = NodeKind(kind)
-        node = Node(id=self.doc.unique_id(node_kind.value), kind=node_kind,
-                    pos=(round(pos.x() / GRID) * GRID, round(pos.y() / GRID) * GRID))
+        node = Node(
+            id=self.doc.unique_id(node_kind.value),
+            kind=node_kind,
+            pos=(round(pos.x() / GRID) * GRID, round(pos.y() / GRID) * GRID),
+        )
         if self.push(AddNodeCommand(self.doc, node)):
             self.select_node(node.id)
             self.message.emit(f"Added {node_kind.value} {node.id!r}: set its details in the inspector.")
@@ -388,8 +407,12 @@ class SopEditor(ScreenDefaults, QWidget):
         if not ids:
             return
         fragment = self.doc.copy(ids)
-        payload = json.dumps({"nodes": [n.model_dump(mode="json") for _, n in fragment.nodes],
-                              "edges": [e.model_dump(mode="json", by_alias=True) for _, e in fragment.edges]})
+        payload = json.dumps(
+            {
+                "nodes": [n.model_dump(mode="json") for _, n in fragment.nodes],
+                "edges": [e.model_dump(mode="json", by_alias=True) for _, e in fragment.edges],
+            }
+        )
         data = QMimeData()
         data.setData(CLIPBOARD_MIME, payload.encode())
         data.setText(payload)
@@ -410,8 +433,9 @@ class SopEditor(ScreenDefaults, QWidget):
         if data is None or not data.hasFormat(CLIPBOARD_MIME):
             return
         raw = json.loads(bytes(data.data(CLIPBOARD_MIME).data()).decode())
-        fragment = Fragment(nodes=[(0, Node.model_validate(n)) for n in raw["nodes"]],
-                            edges=[(0, Edge.model_validate(e)) for e in raw["edges"]])
+        fragment = Fragment(
+            nodes=[(0, Node.model_validate(n)) for n in raw["nodes"]], edges=[(0, Edge.model_validate(e)) for e in raw["edges"]]
+        )
         self._paste_count += 1
         pasted = self.doc.prepare_paste(fragment, (40.0 * self._paste_count, 40.0 * self._paste_count))
         if self.push(InsertCommand(self.doc, pasted)):
@@ -448,8 +472,10 @@ class SopEditor(ScreenDefaults, QWidget):
         self._set_document(graph, path, self._domain_names(path))
         wide = widest_row(graph)
         if wide > MAX_ROW + 2:
-            self.message.emit(f"Opened {path}. Its layout has a row {wide} nodes wide: View > Auto-Layout (Ctrl+L) "
-                              f"wraps rows at {MAX_ROW} (one undo step)")
+            self.message.emit(
+                f"Opened {path}. Its layout has a row {wide} nodes wide: View > Auto-Layout (Ctrl+L) "
+                f"wraps rows at {MAX_ROW} (one undo step)"
+            )
         else:
             self.message.emit(f"Opened {path}")
         return True
@@ -552,10 +578,14 @@ class SopEditor(ScreenDefaults, QWidget):
         count = len(problems)
         listed = "".join(f"<li>{escape(p.node or 'graph')}: {escape(p.message)}</li>" for p in problems[:5])
         more = f"<li>… and {count - 5} more</li>" if count > 5 else ""
-        box = QMessageBox(QMessageBox.Icon.Warning, "Save with problems?",
-                          f"<b>Save with {count} problem{'s' if count != 1 else ''}?</b><ul>{listed}{more}</ul>"
-                          "New runs of this domain refuse a graph with problems, and Review draws stored runs "
-                          "on the graph they were played with.", parent=self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Save with problems?",
+            f"<b>Save with {count} problem{'s' if count != 1 else ''}?</b><ul>{listed}{more}</ul>"
+            "New runs of this domain refuse a graph with problems, and Review draws stored runs "
+            "on the graph they were played with.",
+            parent=self,
+        )
         save = box.addButton("Save anyway", QMessageBox.ButtonRole.AcceptRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
@@ -565,5 +595,10 @@ class SopEditor(ScreenDefaults, QWidget):
     def ask_save(self) -> QMessageBox.StandardButton:
         """The question asked before unsaved edits would be lost (tests replace it)."""
         buttons = QMessageBox.StandardButton
-        return QMessageBox.question(self, "Unsaved changes", f"Save the changes to {self.title().rstrip('*')}?",
-                                    buttons.Save | buttons.Discard | buttons.Cancel, buttons.Save)
+        return QMessageBox.question(
+            self,
+            "Unsaved changes",
+            f"Save the changes to {self.title().rstrip('*')}?",
+            buttons.Save | buttons.Discard | buttons.Cancel,
+            buttons.Save,
+        )

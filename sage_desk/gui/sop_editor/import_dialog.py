@@ -62,7 +62,9 @@ class ImportProseDialog(QDialog):
 
     drafted = Signal(object, object)  # DraftResult, DomainContext
 
-    def __init__(self, default_domain: Path | None = None, settings: Any = None, client: Any = None, parent: QWidget | None = None):
+    def __init__(
+        self, default_domain: Path | None = None, settings: Any = None, client: Any = None, parent: QWidget | None = None
+    ):
         super().__init__(parent)
         self.setWindowTitle("Import from Prose")
         self.setObjectName("importProseDialog")
@@ -77,9 +79,11 @@ class ImportProseDialog(QDialog):
     # --- building ---------------------------------------------------------------------------
 
     def _build(self, default_domain: Path | None) -> None:
-        intro = QLabel("Paste a written procedure (Markdown or plain text: numbered steps, if/then rules, tables of "
-                       "conditions), or open a file. A model drafts it as a graph you can then edit; nothing is saved "
-                       "until you save.")
+        intro = QLabel(
+            "Paste a written procedure (Markdown or plain text: numbered steps, if/then rules, tables of "
+            "conditions), or open a file. A model drafts it as a graph you can then edit; nothing is saved "
+            "until you save."
+        )
         intro.setWordWrap(True)
         intro.setObjectName("hint")
         self.text_edit = QPlainTextEdit()
@@ -216,7 +220,14 @@ class ImportProseDialog(QDialog):
         return self._worker is not None and self._worker.isRunning()
 
     def _set_busy(self, busy: bool) -> None:
-        for widget in (self.text_edit, self.open_button, self.domain_combo, self.model_edit, self.api_base_edit, self.draft_button):
+        for widget in (
+            self.text_edit,
+            self.open_button,
+            self.domain_combo,
+            self.model_edit,
+            self.api_base_edit,
+            self.draft_button,
+        ):
             widget.setEnabled(not busy)
         self.progress.setVisible(busy)
         self.progress.setRange(0, 0)
@@ -265,6 +276,7 @@ class ImportProseDialog(QDialog):
 
 
 # --- the editor side ------------------------------------------------------------------------------
+
 
 def source_panel(editor) -> SourcePanel:
     """The editor's source panel, made and placed beside the canvas the first time a draft opens."""

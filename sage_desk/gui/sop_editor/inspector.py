@@ -83,7 +83,7 @@ def parse_args(text: str) -> dict[str, Any]:
             continue
         value = value.strip()
         try:
-            args[name.strip()] = json.loads(value) if value[:1] in "0123456789-[{\"tfn" and value else value
+            args[name.strip()] = json.loads(value) if value[:1] in '0123456789-[{"tfn' and value else value
         except ValueError:
             args[name.strip()] = value
     return args
@@ -131,10 +131,20 @@ class NodeForm(QWidget):
         for box in (self.args_edit, self.say_edit, self.note_edit):
             box.setTabChangesFocus(True)
             box.setFixedHeight(64)
-        rows = [("Kind", self.kind), ("Id", self.id_edit), ("Label", self.label_edit), ("Field", self.field_combo),
-                ("Source", self.source_combo), ("Values", self.values_edit), ("Step", self.step_combo),
-                ("Tool", self.tool_combo), ("Arguments", self.args_edit), ("Say", self.say_edit),
-                ("Outcome", self.outcome_combo), ("Note", self.note_edit)]
+        rows = [
+            ("Kind", self.kind),
+            ("Id", self.id_edit),
+            ("Label", self.label_edit),
+            ("Field", self.field_combo),
+            ("Source", self.source_combo),
+            ("Values", self.values_edit),
+            ("Step", self.step_combo),
+            ("Tool", self.tool_combo),
+            ("Arguments", self.args_edit),
+            ("Say", self.say_edit),
+            ("Outcome", self.outcome_combo),
+            ("Note", self.note_edit),
+        ]
         for label, widget in rows:
             self.form.addRow(label, widget)
         self._connect()
@@ -142,7 +152,9 @@ class NodeForm(QWidget):
     def _connect(self) -> None:
         self.id_edit.editingFinished.connect(lambda: self._commit(id=self.id_edit.text().strip()))
         self.label_edit.editingFinished.connect(lambda: self._commit(label=self.label_edit.text()))
-        _editor(self.field_combo).editingFinished.connect(lambda: self._commit(field=self.field_combo.currentText().strip() or None))
+        _editor(self.field_combo).editingFinished.connect(
+            lambda: self._commit(field=self.field_combo.currentText().strip() or None)
+        )
         self.field_combo.activated.connect(lambda _i: self._commit(field=self.field_combo.currentText().strip() or None))
         self.source_combo.activated.connect(lambda _i: self._commit_field())
         self.values_edit.editingFinished.connect(self._commit_field)
@@ -151,7 +163,9 @@ class NodeForm(QWidget):
         self.tool_combo.activated.connect(lambda _i: self._commit_tool())
         self.args_edit.committed.connect(lambda text: self._commit(args=parse_args(text)))
         self.say_edit.committed.connect(lambda text: self._commit(say=text.strip() or None, tool=None, args={}))
-        _editor(self.outcome_combo).editingFinished.connect(lambda: self._commit(outcome=self.outcome_combo.currentText().strip() or None))
+        _editor(self.outcome_combo).editingFinished.connect(
+            lambda: self._commit(outcome=self.outcome_combo.currentText().strip() or None)
+        )
         self.outcome_combo.activated.connect(lambda _i: self._commit(outcome=self.outcome_combo.currentText().strip() or None))
         self.note_edit.committed.connect(lambda text: self._commit(note=text))
 
@@ -182,10 +196,14 @@ class NodeForm(QWidget):
         kind = self.node.kind if self.node else None
         say = self.step_combo.currentText() == STEP_SAY
         visible = {
-            self.field_combo: kind == NodeKind.DECISION, self.source_combo: kind == NodeKind.DECISION,
-            self.values_edit: kind == NodeKind.DECISION, self.step_combo: kind == NodeKind.ACTION,
-            self.tool_combo: kind == NodeKind.ACTION and not say, self.args_edit: kind == NodeKind.ACTION and not say,
-            self.say_edit: kind == NodeKind.ACTION and say, self.outcome_combo: kind == NodeKind.END,
+            self.field_combo: kind == NodeKind.DECISION,
+            self.source_combo: kind == NodeKind.DECISION,
+            self.values_edit: kind == NodeKind.DECISION,
+            self.step_combo: kind == NodeKind.ACTION,
+            self.tool_combo: kind == NodeKind.ACTION and not say,
+            self.args_edit: kind == NodeKind.ACTION and not say,
+            self.say_edit: kind == NodeKind.ACTION and say,
+            self.outcome_combo: kind == NodeKind.END,
         }
         for widget, shown in visible.items():
             self.form.setRowVisible(widget, shown)
@@ -213,8 +231,11 @@ class NodeForm(QWidget):
         if not name:
             return
         values = [v.strip() for v in self.values_edit.text().split(",") if v.strip()]
-        spec = FieldSpec(source=FieldSource(self.source_combo.currentText()), values=list(dict.fromkeys(values)),
-                         description=(self.doc.graph.fields[name].description if name in self.doc.graph.fields else ""))
+        spec = FieldSpec(
+            source=FieldSource(self.source_combo.currentText()),
+            values=list(dict.fromkeys(values)),
+            description=(self.doc.graph.fields[name].description if name in self.doc.graph.fields else ""),
+        )
         if self.doc.graph.fields.get(name) != spec:
             self.field_edited.emit(name, spec)
 
@@ -279,8 +300,10 @@ class Inspector(QWidget):
         title = QLabel("Inspector")
         title.setObjectName("panelTitle")
         self.stack = QStackedWidget()
-        self.empty = QLabel("Select a node or an edge to edit it.\n\nDrag from a node's bottom handle "
-                            "(or Shift+drag) to another node to connect them.")
+        self.empty = QLabel(
+            "Select a node or an edge to edit it.\n\nDrag from a node's bottom handle "
+            "(or Shift+drag) to another node to connect them."
+        )
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.empty.setObjectName("hint")

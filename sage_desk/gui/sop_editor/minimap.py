@@ -82,7 +82,9 @@ class Minimap(QGraphicsView):
             self.viewport().update()
             return
         viewport = self.main.viewport()
-        self.move(viewport.x() + viewport.width() - self.width() - MARGIN, viewport.y() + viewport.height() - self.height() - MARGIN)
+        self.move(
+            viewport.x() + viewport.width() - self.width() - MARGIN, viewport.y() + viewport.height() - self.height() - MARGIN
+        )
         visible = self.main.mapToScene(viewport.rect()).boundingRect()
         rect = self.graph_rect()
         self.setVisible(not rect.isEmpty() and not visible.contains(rect))

@@ -123,8 +123,9 @@ class ProblemsPanel(QWidget):
     def set_problems(self, problems: list[Problem]) -> None:
         """Show these problems."""
         self.model.set_rows(problems)
-        self.status.setText("No problems: every check passes." if not problems
-                            else f"{len(problems)} problem(s). Click one to select its node.")
+        self.status.setText(
+            "No problems: every check passes." if not problems else f"{len(problems)} problem(s). Click one to select its node."
+        )
         self.status.setStyleSheet(f"color: {QColor('#15803d' if not problems else '#b91c1c').name()};")
 
     def _on_clicked(self, index: QModelIndex) -> None:
@@ -162,8 +163,11 @@ class PathsPanel(QWidget):
         if error:
             self.status.setText(error)
         else:
-            self.status.setText(f"{len(paths)} path(s) from start to an end. Select one to highlight it."
-                                if paths else "No complete path yet: connect the start to an end.")
+            self.status.setText(
+                f"{len(paths)} path(s) from start to an end. Select one to highlight it."
+                if paths
+                else "No complete path yet: connect the start to an end."
+            )
         rows = [i for i, p in enumerate(paths) if p.id == chosen]
         if rows:
             self.view.selectRow(rows[0])

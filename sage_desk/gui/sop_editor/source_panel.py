@@ -71,8 +71,11 @@ class SourcePanel(QWidget):
         self.highlighted = span
         if span is None:
             self.view.setExtraSelections([])
-            self.hint.setText("Select a node to see the sentence it was drafted from." if not node_id
-                              else f"No source sentence found for {node_id!r}.")
+            self.hint.setText(
+                "Select a node to see the sentence it was drafted from."
+                if not node_id
+                else f"No source sentence found for {node_id!r}."
+            )
             return None
         selection = QTextEdit.ExtraSelection()
         fmt = QTextCharFormat()

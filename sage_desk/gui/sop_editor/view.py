@@ -81,8 +81,10 @@ class GraphView(QGraphicsView):
             self.scale(zoom, zoom)
             if self.zoom() == READABLE_ZOOM:  # the path is taller than the canvas: show where it splits off first
                 first = items[min(2, len(items) - 1)].sceneBoundingRect().center()
-                self.centerOn(rect.center().x() if rect.width() * zoom < self.viewport().width() else first.x(),
-                              first.y() + self.viewport().height() / (2 * zoom) - 120)
+                self.centerOn(
+                    rect.center().x() if rect.width() * zoom < self.viewport().width() else first.x(),
+                    first.y() + self.viewport().height() / (2 * zoom) - 120,
+                )
             else:
                 self.centerOn(rect.center())
         self.minimap.place()
@@ -103,7 +105,7 @@ class GraphView(QGraphicsView):
             return
         steps = event.angleDelta().y() / 120.0
         if steps:
-            self.zoom_by(1.15 ** steps)
+            self.zoom_by(1.15**steps)
         event.accept()
 
     # --- panning ----------------------------------------------------------------------------

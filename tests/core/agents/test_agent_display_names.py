@@ -6,8 +6,13 @@ import pytest
 
 from sage_desk.core.agents.display import display_names, legend, names_from_configs, short_form, split_named
 
-SAMPLE = ["baseline:oracle", "baseline:escalator", "baseline:imperfect?classify=0.95&act=0.85&believe=0.1&escalate=0.15",
-          "baseline:imperfect", "baseline:imperfect?classify=0.85&act=0.6&believe=0.4&escalate=0.05"]
+SAMPLE = [
+    "baseline:oracle",
+    "baseline:escalator",
+    "baseline:imperfect?classify=0.95&act=0.85&believe=0.1&escalate=0.15",
+    "baseline:imperfect",
+    "baseline:imperfect?classify=0.85&act=0.6&believe=0.4&escalate=0.05",
+]
 
 
 def test_the_sample_runs_five_agents_get_five_short_distinct_names():
@@ -31,27 +36,33 @@ def test_names_given_for_agents_not_listed_are_ignored_and_a_spec_shown_whole_ha
     assert legend(display_names(["openai/gpt-4o"], {"openai/gpt-4o": "four"})) == ["four = openai/gpt-4o"]
 
 
-@pytest.mark.parametrize("spec, short", [
-    ("openai/gpt-4o-mini", "gpt-4o-mini"),
-    ("ollama/llama3.1:8b", "llama3.1:8b"),
-    ("http://localhost:8000/v1/chat", "localhost:8000"),
-    ("python:my_agents.support:make_agent", "make_agent"),
-    ("baseline:complier", "complier"),
-    ("a-very-long-model-name-from-some-provider", "a-very-long-model-n…"),
-])
+@pytest.mark.parametrize(
+    "spec, short",
+    [
+        ("openai/gpt-4o-mini", "gpt-4o-mini"),
+        ("ollama/llama3.1:8b", "llama3.1:8b"),
+        ("http://localhost:8000/v1/chat", "localhost:8000"),
+        ("python:my_agents.support:make_agent", "make_agent"),
+        ("baseline:complier", "complier"),
+        ("a-very-long-model-name-from-some-provider", "a-very-long-model-n…"),
+    ],
+)
 def test_short_forms_of_each_kind_of_spec(spec, short):
     assert short_form(spec) == short
 
 
-@pytest.mark.parametrize("text, parsed", [
-    ("careful=baseline:imperfect?act=0.9", ("careful", "baseline:imperfect?act=0.9")),
-    ("gpt=openai/gpt-4o", ("gpt", "openai/gpt-4o")),
-    ("baseline:imperfect?classify=0.9&act=0.7", (None, "baseline:imperfect?classify=0.9&act=0.7")),
-    ("http://host:8000/v1?key=x", (None, "http://host:8000/v1?key=x")),
-    ("python:mod:factory", (None, "python:mod:factory")),
-    ("name=", (None, "name=")),
-    ("=spec", (None, "=spec")),
-])
+@pytest.mark.parametrize(
+    "text, parsed",
+    [
+        ("careful=baseline:imperfect?act=0.9", ("careful", "baseline:imperfect?act=0.9")),
+        ("gpt=openai/gpt-4o", ("gpt", "openai/gpt-4o")),
+        ("baseline:imperfect?classify=0.9&act=0.7", (None, "baseline:imperfect?classify=0.9&act=0.7")),
+        ("http://host:8000/v1?key=x", (None, "http://host:8000/v1?key=x")),
+        ("python:mod:factory", (None, "python:mod:factory")),
+        ("name=", (None, "name=")),
+        ("=spec", (None, "=spec")),
+    ],
+)
 def test_name_equals_spec_splits_only_at_a_plain_name(text, parsed):
     assert split_named(text) == parsed
 

@@ -11,7 +11,14 @@ from sage_desk.core.domain.loader import load_domain
 
 def test_bands_from_calm_to_angry():
     assert [emotion_for(s) for s in (1.0, 0.7, 0.69, 0.5, 0.3, 0.29, 0.0)] == [
-        "calm", "calm", "slightly_frustrated", "slightly_frustrated", "frustrated", "angry", "angry"]
+        "calm",
+        "calm",
+        "slightly_frustrated",
+        "slightly_frustrated",
+        "frustrated",
+        "angry",
+        "angry",
+    ]
 
 
 def test_the_score_decides_over_the_models_word():

@@ -38,15 +38,18 @@ def test_the_name_carries_the_options():
     assert Settings().classify > Settings().act  # understands more often than it acts right: the Execution Gap
 
 
-@pytest.mark.parametrize(("name", "says"), [
-    ("baseline:imperfect?speed=2", "unknown option 'speed'"),
-    ("baseline:imperfect?act=1.5", "between 0 and 1"),
-    ("baseline:imperfect?act=high", "not a number"),
-    ("baseline:imperfect?act", "key=value"),
-    ("baseline:imperfect?act=0.5&act=0.6", "given twice"),
-    ("baseline:oracle?act=0.5", "takes no options"),
-    ("baseline:nope", "unknown baseline agent 'baseline:nope'"),
-])
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("baseline:imperfect?speed=2", "unknown option 'speed'"),
+        ("baseline:imperfect?act=1.5", "between 0 and 1"),
+        ("baseline:imperfect?act=high", "not a number"),
+        ("baseline:imperfect?act", "key=value"),
+        ("baseline:imperfect?act=0.5&act=0.6", "given twice"),
+        ("baseline:oracle?act=0.5", "takes no options"),
+        ("baseline:nope", "unknown baseline agent 'baseline:nope'"),
+    ],
+)
 def test_a_bad_name_is_one_plain_error(name, says):
     with pytest.raises(AgentNameError, match=says) as caught:
         make_agent(name)
@@ -91,10 +94,14 @@ def test_a_perfect_setting_is_the_oracle_again(northline, northline_cases):
 
 
 def test_say_steps_read_as_speech():
-    assert spoken("Ask the customer for a photo of the damage before anything can be sent") == \
-        "Could you please send me a photo of the damage before anything can be sent?"
-    assert spoken("Explain that a shipped order cannot be cancelled and offer a return once it arrives") == \
-        "A shipped order cannot be cancelled, and I can offer a return once it arrives."
+    assert (
+        spoken("Ask the customer for a photo of the damage before anything can be sent")
+        == "Could you please send me a photo of the damage before anything can be sent?"
+    )
+    assert (
+        spoken("Explain that a shipped order cannot be cancelled and offer a return once it arrives")
+        == "A shipped order cannot be cancelled, and I can offer a return once it arrives."
+    )
 
 
 def _failed(verdicts) -> set[str]:
@@ -144,7 +151,9 @@ def test_every_mistake_is_an_act_the_rules_read(tmp_path, domain):
         seen.update(plan.behaviour or ["none"])
         assert convo.termination in ("closed", "handed_over"), f"{case.id}: ended {convo.termination} with the scripted customer"
         for criterion in _expected_failures(plan, case):
-            assert any(f.startswith(criterion) for f in failed), f"{case.id} {plan.behaviour}: {criterion} did not fail ({failed})"  # a tuple: any of them
+            assert any(f.startswith(criterion) for f in failed), (
+                f"{case.id} {plan.behaviour}: {criterion} did not fail ({failed})"
+            )  # a tuple: any of them
         if not plan.behaviour:
             assert not failed, f"{case.id}: no mistake planned, yet {failed} failed"
     assert seen["none"] and len(seen) >= 4, seen

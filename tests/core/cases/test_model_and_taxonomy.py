@@ -12,10 +12,25 @@ from sage_desk.core.errors import SageError
 
 from .conftest import NORTHLINE
 
-REQUIRED = ["intent_drift", "ambiguous_facts", "contradictory_facts", "frustration", "threat_chargeback", "threat_legal",
-            "threat_review", "authority_vip", "unverified_damage", "repeat_never_arrived", "third_party_reroute",
-            "forwarder_po_box", "compensation_demand", "wear_and_tear_claim", "thanks_trap", "instruction_injection",
-            "cancel_after_shipment"]
+REQUIRED = [
+    "intent_drift",
+    "ambiguous_facts",
+    "contradictory_facts",
+    "frustration",
+    "threat_chargeback",
+    "threat_legal",
+    "threat_review",
+    "authority_vip",
+    "unverified_damage",
+    "repeat_never_arrived",
+    "third_party_reroute",
+    "forwarder_po_box",
+    "compensation_demand",
+    "wear_and_tear_claim",
+    "thanks_trap",
+    "instruction_injection",
+    "cancel_after_shipment",
+]
 
 
 def test_case_round_trips_through_json_and_a_file(tmp_path):

@@ -34,8 +34,9 @@ def test_adversarial_covers_the_four_kinds(cases):
 
 def test_every_escalation_reason_four_times(cases):
     reasons = Counter(c.escalation_reason for c in cases if c.bucket.value == "must_escalate")
-    assert reasons == {r: 4 for r in ("legal_threat", "safety_hazard", "chargeback_filed", "privacy_request",
-                                      "wants_human", "repeat_claimant")}
+    assert reasons == {
+        r: 4 for r in ("legal_threat", "safety_hazard", "chargeback_filed", "privacy_request", "wants_human", "repeat_claimant")
+    }
     assert all(c.expected.outcome == "escalated" for c in cases if c.bucket.value == "must_escalate")
 
 

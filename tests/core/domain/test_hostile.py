@@ -19,7 +19,9 @@ Edit = Callable[[str, str, str], Path]
 
 def _declare(mini: Path, key: str, value: str) -> Path:
     path = mini / "domain.yaml"
-    path.write_text(path.read_text(encoding="utf-8").replace("intent_field:", f"{key}: {value!r}\nintent_field:", 1), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("intent_field:", f"{key}: {value!r}\nintent_field:", 1), encoding="utf-8"
+    )
     return mini
 
 
@@ -76,12 +78,20 @@ def test_validate_checks_the_suite_the_domain_names_not_cases_jsonl(mini: Path, 
     assert [p.file for p in problems] == [str(mini / "suite" / "mine.jsonl")] and "no such file" in problems[0].message
 
 
-@pytest.mark.parametrize(("old", "new"), [
-    ("guard: \"row.status != 'cancelled'\"", 'guard: "3999999**3999999 > 0"'),
-    ("Stage: \"'sent' if order.status == 'shipped' else 'not_sent'\"", "Stage: \"'%0999999999d' % 1\""),
-    ("Stage: \"'sent' if order.status == 'shipped' else 'not_sent'\"", 'Stage: "len([1 for a in order.items for b in order.items])"'),
-])
-def test_expression_bombs_are_refused_by_validate_within_a_second(edit: Edit, capsys: pytest.CaptureFixture, old: str, new: str) -> None:
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("guard: \"row.status != 'cancelled'\"", 'guard: "3999999**3999999 > 0"'),
+        ("Stage: \"'sent' if order.status == 'shipped' else 'not_sent'\"", "Stage: \"'%0999999999d' % 1\""),
+        (
+            "Stage: \"'sent' if order.status == 'shipped' else 'not_sent'\"",
+            'Stage: "len([1 for a in order.items for b in order.items])"',
+        ),
+    ],
+)
+def test_expression_bombs_are_refused_by_validate_within_a_second(
+    edit: Edit, capsys: pytest.CaptureFixture, old: str, new: str
+) -> None:
     mini = edit("domain.yaml", old, new)
     started = time.monotonic()
     assert main(["validate", str(mini)]) == 1

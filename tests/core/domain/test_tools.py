@@ -28,14 +28,24 @@ def _fn(schemas: list[dict], name: str) -> dict:
 
 
 def test_declared_tool_schema_shape(bundle: DomainBundle) -> None:
-    assert tool_schema("refund", bundle.domain.tools["refund"]) == {"type": "function", "function": {
-        "name": "refund", "description": "Refund an order. Money-moving.",
-        "parameters": {"type": "object", "additionalProperties": False, "required": ["order_id", "reason"], "properties": {
-            "order_id": {"type": "string", "description": "The order_id of the orders row"},
-            "reason": {"type": "string", "enum": ["damaged", "late"], "description": "Why"},
-            "amount": {"type": "number"},
-            "items": {"type": "array", "items": {"type": "string"}},
-        }}}}
+    assert tool_schema("refund", bundle.domain.tools["refund"]) == {
+        "type": "function",
+        "function": {
+            "name": "refund",
+            "description": "Refund an order. Money-moving.",
+            "parameters": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["order_id", "reason"],
+                "properties": {
+                    "order_id": {"type": "string", "description": "The order_id of the orders row"},
+                    "reason": {"type": "string", "enum": ["damaged", "late"], "description": "Why"},
+                    "amount": {"type": "number"},
+                    "items": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        },
+    }
 
 
 def test_every_schema_is_json_and_named_once(northline: DomainBundle) -> None:
@@ -76,7 +86,8 @@ def test_helpdesk_tools_carry_the_domains_intents(northline: DomainBundle) -> No
 def test_tag_ticket_without_other_slots(bundle: DomainBundle) -> None:
     (tag, _, _) = helpdesk_schemas(bundle.domain, {"Demand": ["refund", "status"]})
     assert tag["function"]["parameters"]["properties"] == {
-        "intent": {"type": "string", "enum": ["refund", "status"], "description": "The customer's Demand"}}
+        "intent": {"type": "string", "enum": ["refund", "status"], "description": "The customer's Demand"}
+    }
 
 
 def test_read_returns_only_declared_columns(bundle: DomainBundle) -> None:
@@ -122,22 +133,28 @@ def test_record_is_logged_and_applied_privately(bundle: DomainBundle) -> None:
     assert view.records == [{"tool": "refund", "args": {"order_id": "A-1", "reason": "late", "amount": 5}}]
 
 
-@pytest.mark.parametrize(("name", "args", "error"), [
-    ("refund", {"order_id": "A-1"}, "refund: missing required argument 'reason'"),
-    ("refund", {"reason": "late"}, "refund: missing required argument 'order_id'"),
-    ("refund", {"order_id": "  ", "reason": "late"}, "refund: missing required argument 'order_id'"),
-    ("refund", {"order_id": "A-1", "reason": "bored"}, "refund: argument 'reason' must be one of ['damaged', 'late']"),
-    ("refund", {"order_id": "A-1", "reason": "late", "amount": "5"}, "refund: argument 'amount' must be of type number"),
-    ("refund", {"order_id": "A-1", "reason": "late", "amount": True}, "refund: argument 'amount' must be of type number"),
-    ("refund", {"order_id": "A-1", "reason": "late", "items": "mug"}, "refund: argument 'items' must be of type array"),
-    ("refund", {"order_id": "A-1", "reason": "late", "coupon": "X"},
-     "refund: unknown argument 'coupon' (expected: amount, items, order_id, reason)"),
-    ("refund", ["A-1"], "refund: arguments must be a JSON object"),
-    ("refund", None, "refund: arguments must be a JSON object"),
-    ("lookup_order", {"order_id": {"$ne": 1}}, "lookup_order: missing required argument 'order_id'"),
-    ("lookup_order", {"order_id": "Z-9"}, "no orders row with order_id 'Z-9'"),
-    ("drop_tables", {}, "unknown tool 'drop_tables'"),
-])
+@pytest.mark.parametrize(
+    ("name", "args", "error"),
+    [
+        ("refund", {"order_id": "A-1"}, "refund: missing required argument 'reason'"),
+        ("refund", {"reason": "late"}, "refund: missing required argument 'order_id'"),
+        ("refund", {"order_id": "  ", "reason": "late"}, "refund: missing required argument 'order_id'"),
+        ("refund", {"order_id": "A-1", "reason": "bored"}, "refund: argument 'reason' must be one of ['damaged', 'late']"),
+        ("refund", {"order_id": "A-1", "reason": "late", "amount": "5"}, "refund: argument 'amount' must be of type number"),
+        ("refund", {"order_id": "A-1", "reason": "late", "amount": True}, "refund: argument 'amount' must be of type number"),
+        ("refund", {"order_id": "A-1", "reason": "late", "items": "mug"}, "refund: argument 'items' must be of type array"),
+        (
+            "refund",
+            {"order_id": "A-1", "reason": "late", "coupon": "X"},
+            "refund: unknown argument 'coupon' (expected: amount, items, order_id, reason)",
+        ),
+        ("refund", ["A-1"], "refund: arguments must be a JSON object"),
+        ("refund", None, "refund: arguments must be a JSON object"),
+        ("lookup_order", {"order_id": {"$ne": 1}}, "lookup_order: missing required argument 'order_id'"),
+        ("lookup_order", {"order_id": "Z-9"}, "no orders row with order_id 'Z-9'"),
+        ("drop_tables", {}, "unknown tool 'drop_tables'"),
+    ],
+)
 def test_bad_calls_return_errors(bundle: DomainBundle, name: str, args: object, error: str) -> None:
     view = bundle.world.fork()
     result = call_tool(bundle.domain, view, name, args)

@@ -90,8 +90,9 @@ def test_tool_loop_limit_and_bad_tool_calls_come_back_as_errors(northline, north
 
 
 def test_escalator_hands_over(northline, northline_cases):
-    outcome, recorder = play(first_case(northline_cases, bucket="resolvable"), northline,
-                             make_agent("baseline:escalator"), make_customer("scripted"))
+    outcome, recorder = play(
+        first_case(northline_cases, bucket="resolvable"), northline, make_agent("baseline:escalator"), make_customer("scripted")
+    )
     assert outcome.reason == TerminationReason.HANDED_OVER
     assert any(e.type == "handover" for e in recorder.events["c1"])
 
@@ -104,7 +105,9 @@ def test_llm_agent_through_litellm_against_the_fake_server(northline, northline_
         tool_results = [m for m in request["messages"] if m["role"] == "tool"]
         if not tool_results:
             return [FakeToolCall("lookup_order", {"order_id": order}), FakeToolCall("tag_ticket", {"intent": "order_status"})]
-        return FakeReply(content="All sorted.", tool_calls=[FakeToolCall("close_ticket", {"outcome": "resolved", "summary": "done"})])
+        return FakeReply(
+            content="All sorted.", tool_calls=[FakeToolCall("close_ticket", {"outcome": "resolved", "summary": "done"})]
+        )
 
     fake_openai.script = script
     agent = LlmServiceAgent("openai/fake", api_base=fake_openai.base_url, api_key="sk-test", client=LlmClient(backoff_base=0.01))
@@ -120,8 +123,10 @@ def test_llm_agent_through_litellm_against_the_fake_server(northline, northline_
 def test_malformed_tool_arguments_are_an_error_result_the_model_sees(northline, northline_cases, fake_openai):
     case = first_case(northline_cases, bucket="resolvable")
     fake_openai.script = lambda request: (
-        [FakeToolCall("lookup_order", '{"order_id": "NL-1')] if not any(m["role"] == "tool" for m in request["messages"])
-        else FakeReply(content="Sorry.", tool_calls=[FakeToolCall("handover_to_human", {"reason": "stuck"})]))
+        [FakeToolCall("lookup_order", '{"order_id": "NL-1')]
+        if not any(m["role"] == "tool" for m in request["messages"])
+        else FakeReply(content="Sorry.", tool_calls=[FakeToolCall("handover_to_human", {"reason": "stuck"})])
+    )
     agent = LlmServiceAgent("openai/fake", api_base=fake_openai.base_url, api_key="x", client=LlmClient(backoff_base=0.01))
     outcome, recorder = play(case, northline, agent, make_customer("scripted"))
     bad = next(e for e in recorder.events["c1"] if e.type == "tool_call" and e.name == "lookup_order")
@@ -131,8 +136,9 @@ def test_malformed_tool_arguments_are_an_error_result_the_model_sees(northline, 
 
 def test_provider_failure_is_recorded_as_an_errored_conversation(northline, northline_cases, fake_openai):
     fake_openai.push_faults("500", "500", "500")
-    agent = LlmServiceAgent("openai/fake", api_base=fake_openai.base_url, api_key="sk-secret-123",
-                            max_retries=2, client=LlmClient(backoff_base=0.01))
+    agent = LlmServiceAgent(
+        "openai/fake", api_base=fake_openai.base_url, api_key="sk-secret-123", max_retries=2, client=LlmClient(backoff_base=0.01)
+    )
     outcome, recorder = play(first_case(northline_cases, bucket="resolvable"), northline, agent, make_customer("scripted"))
     assert outcome.reason == TerminationReason.ERROR
     error = next(e for e in recorder.events["c1"] if e.type == "error")
@@ -154,7 +160,9 @@ def test_the_llm_customer_plays_an_adversarial_case_with_its_tactics_instruction
     case = next(c for c in northline_cases.values() if c.tactics)
     fake_openai.script = lambda request: (
         '{"message": "That is not what the tracking said.", "emotion": "frustrated", "satisfaction": 0.3}'
-        if request["model"] == "customer" else "Let me check that for you.")
+        if request["model"] == "customer"
+        else "Let me check that for you."
+    )
     client = LlmClient(backoff_base=0.01)
     agent = LlmServiceAgent("openai/agent", api_base=fake_openai.base_url, api_key="x", client=client)
     customer = LlmCustomer("openai/customer", api_base=fake_openai.base_url, api_key="x", client=client)
@@ -187,6 +195,7 @@ def test_a_customer_side_provider_error_names_the_customer(northline, northline_
 def test_a_conversation_left_to_its_caller_is_not_finished(northline, northline_cases):
     case = first_case(northline_cases, bucket="resolvable")
     recorder = MemoryRecorder()
-    outcome = asyncio.run(run_conversation("c1", case, northline, make_agent("baseline:oracle"), make_customer("scripted"),
-                                           recorder, finish=False))
+    outcome = asyncio.run(
+        run_conversation("c1", case, northline, make_agent("baseline:oracle"), make_customer("scripted"), recorder, finish=False)
+    )
     assert outcome.events[-1].type == "ended" and "c1" not in recorder.finished  # the runner finishes it with its verdicts

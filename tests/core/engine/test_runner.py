@@ -63,6 +63,7 @@ def test_resume_reruns_only_unfinished_conversations_without_duplicates(tmp_path
     victim = convs[1].id
     store.start_conversation(victim)  # restarted, then "killed" after one event
     from sage_desk.core.events import CustomerMessage
+
     store.append(victim, CustomerMessage(text="half", seq=0))
     assert [c.id for c in store.unfinished_conversations(run_id)] == [victim]
 

@@ -123,8 +123,20 @@ def test_conversations_to_play_come_a_page_at_a_time_each_once_in_list_order(tmp
 def test_a_killed_run_resumes_and_finishes_every_conversation_exactly_once(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     env = {**os.environ, "SAGE_DESK_HOME": str(tmp_path), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    command = [sys.executable, "-m", "sage_desk", "run", "--db", db, "--domain", "northline", "--quiet",
-               *[a for agent in AGENTS for a in ("--agent", agent)], "--repeats", "3"]  # 1,458 conversations
+    command = [
+        sys.executable,
+        "-m",
+        "sage_desk",
+        "run",
+        "--db",
+        db,
+        "--domain",
+        "northline",
+        "--quiet",
+        *[a for agent in AGENTS for a in ("--agent", agent)],
+        "--repeats",
+        "3",
+    ]  # 1,458 conversations
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     reader = None
 
@@ -137,8 +149,12 @@ def test_a_killed_run_resumes_and_finishes_every_conversation_exactly_once(tmp_p
         return runs[0].id if runs and 0 < finished(reader, runs[0].id) else None
 
     try:
-        run_id = wait_until(lambda: run_with_a_finished_conversation() or proc.poll() is not None, timeout=60,
-                            interval=0.02, message="no conversation finished while the run played")
+        run_id = wait_until(
+            lambda: run_with_a_finished_conversation() or proc.poll() is not None,
+            timeout=60,
+            interval=0.02,
+            message="no conversation finished while the run played",
+        )
         if proc.poll() is None:
             kept = {c.id: c.finished_at for c in reader.conversations(run_id=run_id, status="finished")}
             proc.send_signal(signal.SIGKILL)
@@ -147,8 +163,13 @@ def test_a_killed_run_resumes_and_finishes_every_conversation_exactly_once(tmp_p
     assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
     assert 0 < len(kept) < 1458  # seen mid-run, from another process
 
-    resumed = subprocess.run([sys.executable, "-m", "sage_desk", "run", "--db", db, "--resume", run_id, "--quiet"],
-                             env=env, capture_output=True, text=True, timeout=120)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "sage_desk", "run", "--db", db, "--resume", run_id, "--quiet"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert resumed.returncode == 0, resumed.stderr
     store = Store(db)
     convs = store.conversations(run_id=run_id)

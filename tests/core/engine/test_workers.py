@@ -89,9 +89,19 @@ def test_workers_give_the_same_outcomes_as_one_process(tmp_path):
         runner = runner_of(store, post_factory=VerdictHooks(), workers=workers)
         run_id = runner.create(spec())
         asyncio.run(runner.execute(run_id))
-        results.append(sorted((c.case_id, c.agent, c.repeat, c.termination, len(store.events(c.id)),
-                               sorted((v.criterion, v.passed) for v in store.verdicts(conversation_id=c.id)))
-                              for c in store.conversations(run_id=run_id)))
+        results.append(
+            sorted(
+                (
+                    c.case_id,
+                    c.agent,
+                    c.repeat,
+                    c.termination,
+                    len(store.events(c.id)),
+                    sorted((v.criterion, v.passed) for v in store.verdicts(conversation_id=c.id)),
+                )
+                for c in store.conversations(run_id=run_id)
+            )
+        )
     assert results[0] == results[1]
 
 
@@ -182,9 +192,29 @@ def test_workers_end_with_their_parent_on_kill_9_and_stop_calling_the_provider(t
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(_slow_agent, latency=0.5) as server:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "sage_desk", "run", "--db", db, "--domain", "northline", "--agent", "openai/agent",
-             "--api-base", server.base_url, "--workers", "2", "--concurrency", "4", "--quiet"],
-            env={**os.environ, "SAGE_DESK_HOME": str(tmp_path)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            [
+                sys.executable,
+                "-m",
+                "sage_desk",
+                "run",
+                "--db",
+                db,
+                "--domain",
+                "northline",
+                "--agent",
+                "openai/agent",
+                "--api-base",
+                server.base_url,
+                "--workers",
+                "2",
+                "--concurrency",
+                "4",
+                "--quiet",
+            ],
+            env={**os.environ, "SAGE_DESK_HOME": str(tmp_path)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         try:
             assert server.wait_for_requests(4, timeout=60), proc.stderr.read() if proc.poll() is not None else ""
             workers = _descendants(proc.pid)
@@ -192,8 +222,7 @@ def test_workers_end_with_their_parent_on_kill_9_and_stop_calling_the_provider(t
             proc.send_signal(signal.SIGKILL)
         finally:
             proc.wait(timeout=10)
-        wait_until(lambda: not _descendants_alive(workers), timeout=4, interval=0.05,
-                   message="workers outlived their parent")
+        wait_until(lambda: not _descendants_alive(workers), timeout=4, interval=0.05, message="workers outlived their parent")
         asked = len(server.requests)
         time.sleep(1.0)  # a quiet window: that no request comes has no event to wait on
         assert len(server.requests) == asked  # nobody calls the provider any more

@@ -61,8 +61,16 @@ def test_a_record_holds_what_a_calibration_set_needs(labelled):
     assert record["case_id"] == convo.case_id and record["domain"] == "northline" and record["agent"] == convo.agent
     assert record["rubric"] == next(c.rubric for c in CRITERIA if c.name == "judge.empathy")
     assert record["judge_model"] == HEURISTIC
-    assert (record["judge_passed"], record["judge_score"], record["judge_rationale"]) == (verdict.passed, verdict.score, verdict.rationale)
-    assert (record["human_passed"], record["human_reason"], record["human_author"]) == (override.human_passed, override.reason, "ana")
+    assert (record["judge_passed"], record["judge_score"], record["judge_rationale"]) == (
+        verdict.passed,
+        verdict.score,
+        verdict.rationale,
+    )
+    assert (record["human_passed"], record["human_reason"], record["human_author"]) == (
+        override.human_passed,
+        override.reason,
+        "ana",
+    )
     assert record["human_label"] == ("pass" if override.human_passed else "fail")
     assert record["labelled_at"] == override.created_at.isoformat()
     assert record["split"] == split_of(convo.case_id)
@@ -104,20 +112,42 @@ def test_api_keys_never_reach_the_export(template, tmp_path, monkeypatch):
     shutil.copyfile(template, db)
     with Store(f"sqlite:///{db}") as store:
         run_id = store.latest_run_id()
-        convs = [{"id": "secret-conv", "case_id": store.conversation(store.conversations(run_id=run_id)[0].id).case_id,
-                  "agent": "openai/gpt", "bucket": "resolvable"}]
-        secret_run = store.create_run("northline", {"agents": ["openai/gpt"], "api_key": SECRET,
-                                                    "api_base": f"https://user:{SECRET}@llm.example/v1",
-                                                    "env": {"OPENAI_API_KEY": SECRET}}, convs)
+        convs = [
+            {
+                "id": "secret-conv",
+                "case_id": store.conversation(store.conversations(run_id=run_id)[0].id).case_id,
+                "agent": "openai/gpt",
+                "bucket": "resolvable",
+            }
+        ]
+        secret_run = store.create_run(
+            "northline",
+            {
+                "agents": ["openai/gpt"],
+                "api_key": SECRET,
+                "api_base": f"https://user:{SECRET}@llm.example/v1",
+                "env": {"OPENAI_API_KEY": SECRET},
+            },
+            convs,
+        )
         from sage_desk.core.events import AgentMessage, CustomerMessage
         from sage_desk.core.rules.verdict import Verdict
 
-        store.append_many("secret-conv", [CustomerMessage(seq=0, turn=1, text=f"my key is {SECRET} oops"),
-                                          AgentMessage(seq=1, turn=1, text="Please never share keys.")])
-        store.save_verdicts("secret-conv", "judge:openai/j", [Verdict(criterion="judge.empathy", passed=True, score=0.9,
-                                                                      rationale=f"api_key={SECRET}")])
-        store.add_override("secret-conv", "judge.empathy", "judge:openai/j", human_passed=False,
-                           reason=f"leaked Bearer {SECRET}", author="ana")
+        store.append_many(
+            "secret-conv",
+            [
+                CustomerMessage(seq=0, turn=1, text=f"my key is {SECRET} oops"),
+                AgentMessage(seq=1, turn=1, text="Please never share keys."),
+            ],
+        )
+        store.save_verdicts(
+            "secret-conv",
+            "judge:openai/j",
+            [Verdict(criterion="judge.empathy", passed=True, score=0.9, rationale=f"api_key={SECRET}")],
+        )
+        store.add_override(
+            "secret-conv", "judge.empathy", "judge:openai/j", human_passed=False, reason=f"leaked Bearer {SECRET}", author="ana"
+        )
         for fmt in ("jsonl", "csv"):
             out = tmp_path / f"set.{fmt}"
             assert write_calibration_set(store, secret_run, out, fmt) == 1

@@ -7,8 +7,16 @@ from sage_desk.core.export.charts import calibration_data, calibration_svg, unsa
 
 
 def rows(with_ci: bool):
-    row = {"agent": "m", "domain": "d", "unsafe_actions": 5, "adversarial_cases": 18, "unsafe_band": "middling",
-           "cost_tier": "free", "escalation_accuracy": 0.6, "over_escalation": 0.1}
+    row = {
+        "agent": "m",
+        "domain": "d",
+        "unsafe_actions": 5,
+        "adversarial_cases": 18,
+        "unsafe_band": "middling",
+        "cost_tier": "free",
+        "escalation_accuracy": 0.6,
+        "over_escalation": 0.1,
+    }
     if with_ci:
         row |= {"unsafe_actions_ci": [3.0, 8.0], "escalation_accuracy_ci": [0.5, 0.75], "over_escalation_ci": [0.05, 0.2]}
     return [row]

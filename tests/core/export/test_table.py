@@ -6,9 +6,17 @@ from sage_desk.core.export.table import COLUMNS, cell_text, default_sorted, sort
 
 
 def row(agent, over, unsafe, acc, traps=18, resolution=0.8, success=0.7, **extra):
-    return {"agent": agent, "domain": "d", "over_escalation": over, "unsafe_actions": unsafe,
-            "adversarial_cases": traps, "escalation_accuracy": acc, "resolution_rate": resolution,
-            "success_rate": success, **extra}
+    return {
+        "agent": agent,
+        "domain": "d",
+        "over_escalation": over,
+        "unsafe_actions": unsafe,
+        "adversarial_cases": traps,
+        "escalation_accuracy": acc,
+        "resolution_rate": resolution,
+        "success_rate": success,
+        **extra,
+    }
 
 
 def names(rows):
@@ -25,15 +33,23 @@ def test_success_rate_comes_first_so_neither_inaction_nor_recklessness_wins():
 
 
 def test_then_band_then_resolution_then_escalation_accuracy_then_over_escalation():
-    rows = [row("reckless", 0.0, 7, 1.0, resolution=0.99), row("safe_low", 0.1, 1, 0.5, resolution=0.4),
-            row("safe_high", 0.1, 2, 0.5, resolution=0.9), row("safe_high_acc", 0.1, 0, 0.9, resolution=0.9),
-            row("safe_high_acc_calm", 0.05, 0, 0.9, resolution=0.9)]
+    rows = [
+        row("reckless", 0.0, 7, 1.0, resolution=0.99),
+        row("safe_low", 0.1, 1, 0.5, resolution=0.4),
+        row("safe_high", 0.1, 2, 0.5, resolution=0.9),
+        row("safe_high_acc", 0.1, 0, 0.9, resolution=0.9),
+        row("safe_high_acc_calm", 0.05, 0, 0.9, resolution=0.9),
+    ]
     assert names(default_sorted(rows)) == ["safe_high_acc_calm", "safe_high_acc", "safe_high", "safe_low", "reckless"]
 
 
 def test_bands_are_scaled_to_the_set_size_and_missing_values_go_last():
-    rows = [row("none", None, 0, 1.0, resolution=None, success=None), row("half", 0.1, 9, 0.9), row("third", 0.1, 4, 0.9, traps=12),
-            row("safe", 0.1, 1, 0.9, traps=12)]
+    rows = [
+        row("none", None, 0, 1.0, resolution=None, success=None),
+        row("half", 0.1, 9, 0.9),
+        row("third", 0.1, 4, 0.9, traps=12),
+        row("safe", 0.1, 1, 0.9, traps=12),
+    ]
     # 4 of 12 traps scale to 6 of 18 (reckless), 9 of 18 is reckless too, 1 of 12 is safe; no success measured goes last
     assert names(default_sorted(rows)) == ["safe", "half", "third", "none"]
 

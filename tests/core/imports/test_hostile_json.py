@@ -25,9 +25,16 @@ def _openai_lines() -> list[str]:
 
 
 def _events_line(source: str, text: str) -> str:
-    return json.dumps({"conversation": source, "agent": "m", "events": [
-        {"type": "customer_message", "seq": 0, "turn": 1, "text": text},
-        {"type": "agent_message", "seq": 1, "turn": 1, "text": "Hello."}]})
+    return json.dumps(
+        {
+            "conversation": source,
+            "agent": "m",
+            "events": [
+                {"type": "customer_message", "seq": 0, "turn": 1, "text": text},
+                {"type": "agent_message", "seq": 1, "turn": 1, "text": "Hello."},
+            ],
+        }
+    )
 
 
 @pytest.mark.parametrize("fmt", ["openai", "events"])
@@ -55,8 +62,10 @@ def test_a_byte_order_mark_is_accepted(tmp_path: Path, fmt: str) -> None:
 
 def test_the_same_id_with_different_content_is_reported(tmp_path: Path) -> None:
     path = tmp_path / "clash.jsonl"
-    path.write_text("\n".join([_events_line("e-1", "Where is my order?"), _events_line("e-2", "Hi"),
-                               _events_line("e-1", "Cancel my order.")]) + "\n")
+    path.write_text(
+        "\n".join([_events_line("e-1", "Where is my order?"), _events_line("e-2", "Hi"), _events_line("e-1", "Cancel my order.")])
+        + "\n"
+    )
     parsed, problems = read_files([path], "events")
     assert [str(p) for p in problems] == [f"{path}:3:1: id 'e-1' was already read at {path}:1 with different content"]
     assert [p.source_id for p in parsed] == ["e-1", "e-2"]  # the first stays; the other is refused, not stored twice
@@ -68,7 +77,9 @@ def test_a_case_suite_with_hostile_lines_names_them(tmp_path: Path) -> None:
     with pytest.raises(CaseError) as caught:
         load_suite_entries(suite)
     assert [(p.line, p.message) for p in caught.value.problems] == [
-        (1, "nested too deeply (at most 64 levels)"), (2, "cannot read: an integer of 5000 digits (at most 40)")]
+        (1, "nested too deeply (at most 64 levels)"),
+        (2, "cannot read: an integer of 5000 digits (at most 40)"),
+    ]
 
 
 def test_a_json_list_is_read_an_item_at_a_time_with_lines(tmp_path: Path, monkeypatch) -> None:
@@ -116,9 +127,17 @@ def test_an_import_streamed_in_small_chunks_stores_what_one_chunk_does(tmp_path:
         monkeypatch.setattr(importer, "IMPORT_CHUNK", chunk)
         with Store(f"sqlite:///{tmp_path / name}") as store:
             summary = importer.import_files(store, [doubled], "northline", "openai", skip_bad=True)
-            rows = sorted((c.source_id, c.case_id, c.bucket, c.rules_state, len(store.events(c.id)),
-                           sorted((v.criterion, v.passed, v.unscored) for v in store.verdicts(c.id)))
-                          for c in store.conversations(summary.run_id))
+            rows = sorted(
+                (
+                    c.source_id,
+                    c.case_id,
+                    c.bucket,
+                    c.rules_state,
+                    len(store.events(c.id)),
+                    sorted((v.criterion, v.passed, v.unscored) for v in store.verdicts(c.id)),
+                )
+                for c in store.conversations(summary.run_id)
+            )
         assert len(summary.duplicates) == len(rows)
         return rows
 

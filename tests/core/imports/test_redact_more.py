@@ -16,17 +16,44 @@ IBAN = "de89 3704 0044 0532 0130 00"  # a valid IBAN, written in lowercase
 
 def _log(path: Path) -> None:
     messages = [
-        {"role": "user", "content": f"Hi, my name is Dana Okafor, I live at 12 Baker Street. Card {CARD[:4]}.{CARD[4:8]}."
-                                    f"{CARD[8:12]}.{CARD[12:]}, refund to {IBAN}. Order NL-90002."},
-        {"role": "assistant", "content": "Dear Ms. Okafor, let me look.", "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": json.dumps(
-                {"order_id": "NL-90002"})}},
-            {"id": "c2", "type": "function", "function": {"name": "tag_ticket", "arguments": json.dumps(
-                {"intent": "refund", "slots": {"contact": "dana.okafor@example.com"}})}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(
-            {"order_id": "NL-90002", "card": int(CARD), "dana.okafor@example.com": "owner", "name": "Dana Okafor",
-             "address": "Keizersgracht 123"})},
-        {"role": "tool", "tool_call_id": "c2", "content": "{\"tagged\": true}"},
+        {
+            "role": "user",
+            "content": f"Hi, my name is Dana Okafor, I live at 12 Baker Street. Card {CARD[:4]}.{CARD[4:8]}."
+            f"{CARD[8:12]}.{CARD[12:]}, refund to {IBAN}. Order NL-90002.",
+        },
+        {
+            "role": "assistant",
+            "content": "Dear Ms. Okafor, let me look.",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "lookup_order", "arguments": json.dumps({"order_id": "NL-90002"})},
+                },
+                {
+                    "id": "c2",
+                    "type": "function",
+                    "function": {
+                        "name": "tag_ticket",
+                        "arguments": json.dumps({"intent": "refund", "slots": {"contact": "dana.okafor@example.com"}}),
+                    },
+                },
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": json.dumps(
+                {
+                    "order_id": "NL-90002",
+                    "card": int(CARD),
+                    "dana.okafor@example.com": "owner",
+                    "name": "Dana Okafor",
+                    "address": "Keizersgracht 123",
+                }
+            ),
+        },
+        {"role": "tool", "tool_call_id": "c2", "content": '{"tagged": true}'},
     ]
     path.write_text(json.dumps({"id": "dana.okafor@example.com", "messages": messages}) + "\n")
 

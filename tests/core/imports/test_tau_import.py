@@ -145,8 +145,12 @@ def test_a_voice_simulation_is_named_not_read(tmp_path: Path) -> None:
     parsed, problems = read_files([folder], "tau2")
     assert [p.source_id for p in parsed] == ["sim-wrongful-1"]
     assert [(Path(p.file).name, p.message) for p in problems] == [
-        ("sim-insured-2.json", "simulation sim-insured-2: a full-duplex (voice) simulation, recorded as ticks: only text "
-                               "simulations (with 'messages') can be imported")]
+        (
+            "sim-insured-2.json",
+            "simulation sim-insured-2: a full-duplex (voice) simulation, recorded as ticks: only text "
+            "simulations (with 'messages') can be imported",
+        )
+    ]
 
 
 def test_a_missing_simulation_file_is_named(tmp_path: Path, db: str, capsys) -> None:
@@ -266,7 +270,10 @@ def test_verdicts_resting_on_the_agents_own_tag_are_provisional(db: str, capsys)
     for criterion in ("path.action_accuracy", "outcome"):
         assert marks[criterion].passed is True and marks[criterion].details["provisional"] == ["Request"]
         assert marks[criterion].rationale.startswith("provisional: rests on the agent's own tag for Request")
-    assert marks["catastrophic.wrongful_cancel"].passed is True and "provisional" not in marks["catastrophic.wrongful_cancel"].details
+    assert (
+        marks["catastrophic.wrongful_cancel"].passed is True
+        and "provisional" not in marks["catastrophic.wrongful_cancel"].details
+    )
     assert marks["classification"].unscored
     assert status.rules_state == "unscored+provisional"
     wrongful = {v.criterion: v for v in store.verdicts(cancel.id)}["catastrophic.wrongful_cancel"]
@@ -295,11 +302,14 @@ def test_setting_the_slot_settles_provisional_verdicts(db: str, capsys) -> None:
     assert store.conversation(status.id).rules_state is None
 
 
-@pytest.mark.parametrize(("fmt", "text", "message"), [
-    ("tau-bench", "[" + "[" * 100_000 + "]" * 100_000 + "]", "nested too deeply (at most 64 levels)"),
-    ("tau-bench", '[{"task_id": ' + "9" * 5000 + ', "traj": []}]', "cannot read: an integer of 5000 digits"),
-    ("tau2", '{"info": {}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply (at most 64 levels)"),
-])
+@pytest.mark.parametrize(
+    ("fmt", "text", "message"),
+    [
+        ("tau-bench", "[" + "[" * 100_000 + "]" * 100_000 + "]", "nested too deeply (at most 64 levels)"),
+        ("tau-bench", '[{"task_id": ' + "9" * 5000 + ', "traj": []}]', "cannot read: an integer of 5000 digits"),
+        ("tau2", '{"info": {}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply (at most 64 levels)"),
+    ],
+)
 def test_hostile_json_is_a_located_problem_not_a_crash(tmp_path: Path, fmt: str, text: str, message: str) -> None:
     bad = tmp_path / "hostile.json"
     bad.write_text(text)
@@ -309,10 +319,16 @@ def test_hostile_json_is_a_located_problem_not_a_crash(tmp_path: Path, fmt: str,
 
 def test_a_hostile_tool_result_stays_text(tmp_path: Path) -> None:
     deep = "[" * 5000 + "]" * 5000
-    item = {"task_id": 1, "trial": 0, "reward": 0, "traj": [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "function": {"name": "think", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "c", "content": deep}]}
+    item = {
+        "task_id": 1,
+        "trial": 0,
+        "reward": 0,
+        "traj": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "function": {"name": "think", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c", "content": deep},
+        ],
+    }
     path = tmp_path / "deep-result.json"
     path.write_text(json.dumps([item]))
     (parsed,), problems = read_files([path], "tau-bench")

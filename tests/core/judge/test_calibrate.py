@@ -49,7 +49,9 @@ def test_calibration_improves_agreement_on_the_held_out_part(judged, fake_openai
     # the run's stored verdicts are untouched; the examples are kept for the record
     assert judged.verdicts(run_id=judged.latest_run_id(), source=f"judge:{MODEL}") == []
     kept = judged.judge_examples("northline", "judge.empathy", "train")
-    assert [(k.conversation_id, k.label_passed) for k in kept] == [(e.conversation_id, e.passed) for e in result.selection.examples]
+    assert [(k.conversation_id, k.label_passed) for k in kept] == [
+        (e.conversation_id, e.passed) for e in result.selection.examples
+    ]
     assert "CUSTOMER:" in kept[0].transcript
 
 
@@ -89,8 +91,9 @@ def test_litellm_mock_response_path_and_unparseable_replies_are_dropped_not_fail
     (row,) = result.rows
     assert row.before.confusion.fp + row.before.confusion.fn == row.after.confusion.fp + row.after.confusion.fn
     assert row.after.true_pass_rate == 1.0 and row.after.true_fail_rate == 0.0
-    broken = calibrate(judged, judged.latest_run_id(), MODEL, judge_options={"mock_response": "no json here"},
-                       save_examples=False)
+    broken = calibrate(
+        judged, judged.latest_run_id(), MODEL, judge_options={"mock_response": "no json here"}, save_examples=False
+    )
     assert broken.rows[0].after.n == 0 and broken.rows[0].dropped == len(broken.heldout_conversations)
 
 
@@ -115,8 +118,15 @@ def test_cancel_stops_before_the_next_call(judged, fake_openai):
     label_all(judged)
     seen = []
     with pytest.raises(CalibrationCancelled):
-        calibrate(judged, judged.latest_run_id(), MODEL, concurrency=1, on_progress=lambda d, t: seen.append((d, t)),
-                  cancelled=lambda: len(seen) >= 2, **options(fake_openai))
+        calibrate(
+            judged,
+            judged.latest_run_id(),
+            MODEL,
+            concurrency=1,
+            on_progress=lambda d, t: seen.append((d, t)),
+            cancelled=lambda: len(seen) >= 2,
+            **options(fake_openai),
+        )
     assert len(fake_openai.requests) == 2 and seen[-1][0] == 2
 
 

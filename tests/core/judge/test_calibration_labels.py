@@ -12,9 +12,21 @@ from sage_desk.core.store.records import OverrideRecord
 
 
 def override(**values):
-    base = {"id": 1, "verdict_id": None, "conversation_id": "c", "criterion": "judge.empathy", "source": HEURISTIC,
-            "original_passed": None, "original_score": None, "human_passed": None, "human_score": None,
-            "human_value": None, "reason": "", "author": "", "created_at": "2026-01-01T00:00:00"}
+    base = {
+        "id": 1,
+        "verdict_id": None,
+        "conversation_id": "c",
+        "criterion": "judge.empathy",
+        "source": HEURISTIC,
+        "original_passed": None,
+        "original_score": None,
+        "human_passed": None,
+        "human_score": None,
+        "human_value": None,
+        "reason": "",
+        "author": "",
+        "created_at": "2026-01-01T00:00:00",
+    }
     return OverrideRecord(**{**base, **values})
 
 

@@ -18,8 +18,11 @@ def make_labels(n_cases=60, per_case=3, criteria=("judge.empathy", "judge.conten
             cid = f"conv-{c:03d}-{r}"
             case_of[cid] = f"case-{c:03d}"
             for k, criterion in enumerate(criteria):
-                labels.append(HumanLabel(cid, criterion, (c + r + k) % 3 != 0, None, f"reason {cid}", "ana",
-                                         datetime(2026, 1, 1), len(labels) + 1))
+                labels.append(
+                    HumanLabel(
+                        cid, criterion, (c + r + k) % 3 != 0, None, f"reason {cid}", "ana", datetime(2026, 1, 1), len(labels) + 1
+                    )
+                )
     return labels, case_of
 
 
@@ -36,16 +39,23 @@ def test_examples_are_balanced_per_criterion():
     labels, case_of = make_labels()
     selection = select_examples(labels, case_of, per_class=3, seed=1)
     by = Counter((e.criterion, e.passed) for e in selection.examples)
-    assert by == {("judge.empathy", True): 3, ("judge.empathy", False): 3,
-                  ("judge.content_utility", True): 3, ("judge.content_utility", False): 3}
+    assert by == {
+        ("judge.empathy", True): 3,
+        ("judge.empathy", False): 3,
+        ("judge.content_utility", True): 3,
+        ("judge.content_utility", False): 3,
+    }
     assert selection.criteria == ["judge.empathy", "judge.content_utility"]  # rubric order
     assert [e.passed for e in selection.examples[:4]] == [True, False, True, False]  # interleaved
 
 
 def test_balance_is_capped_by_the_rarer_class_and_a_one_class_criterion_is_skipped():
     labels, case_of = make_labels(n_cases=40)
-    train_fails = [lab for lab in labels if lab.criterion == "judge.empathy" and not lab.passed
-                   and split_of(case_of[lab.conversation_id]) == "train"]
+    train_fails = [
+        lab
+        for lab in labels
+        if lab.criterion == "judge.empathy" and not lab.passed and split_of(case_of[lab.conversation_id]) == "train"
+    ]
     keep_fail = train_fails[0]
     labels = [lab for lab in labels if lab.criterion != "judge.empathy" or lab.passed or lab is keep_fail]
     labels += [HumanLabel("conv-x", "judge.say.ask_photo", True, None, "", "", datetime(2026, 1, 1), 999)]
@@ -81,5 +91,10 @@ def test_example_prompt_carries_the_human_label_and_reason():
     labels, case_of = make_labels(n_cases=30)
     example = select_examples(labels, case_of, seed=0).examples[1]
     prompt = example.prompt("AGENT: hello")
-    assert prompt == {"criterion": example.criterion, "passed": False, "score": None,
-                      "rationale": f"reason {example.conversation_id}", "transcript": "AGENT: hello"}
+    assert prompt == {
+        "criterion": example.criterion,
+        "passed": False,
+        "score": None,
+        "rationale": f"reason {example.conversation_id}",
+        "transcript": "AGENT: hello",
+    }

@@ -16,8 +16,9 @@ from sage_desk.core.llm import LlmClient
 
 
 def oracle_events(case, bundle):
-    return asyncio.run(run_conversation("c", case, bundle, make_agent("baseline:oracle"), make_customer("scripted"),
-                                        MemoryRecorder())).events
+    return asyncio.run(
+        run_conversation("c", case, bundle, make_agent("baseline:oracle"), make_customer("scripted"), MemoryRecorder())
+    ).events
 
 
 def judge_with(reply_text, case, bundle):
@@ -35,7 +36,12 @@ def test_unparseable_reply_is_unscored_with_the_raw_reply_kept(northline, northl
 
 def test_structured_reply_becomes_scores_and_missing_criteria_stay_unscored(northline, northline_cases):
     case = first_case(northline_cases, bucket="resolvable")
-    answer = {"scores": {"judge.empathy": {"score": 9, "rationale": "warm"}, "judge.policy_adherence": {"score": 3, "rationale": "skipped a step"}}}
+    answer = {
+        "scores": {
+            "judge.empathy": {"score": 9, "rationale": "warm"},
+            "judge.policy_adherence": {"score": 3, "rationale": "skipped a step"},
+        }
+    }
     verdicts = {v.criterion: v for v in judge_with("```json\n" + json.dumps(answer) + "\n```", case, northline)}
     assert verdicts["judge.empathy"].score == 0.9 and verdicts["judge.empathy"].passed is True
     assert verdicts["judge.policy_adherence"].passed is False and verdicts["judge.policy_adherence"].rationale == "skipped a step"
@@ -81,8 +87,11 @@ def test_the_heuristic_judge_never_rewards_silence_or_an_instant_close(northline
     judge = HeuristicJudge()
     silent = judge.judge_sync(must, northline, [CustomerMessage(text=must.opening)])
     assert {v.score for v in silent} == {0.0} and not any(v.passed for v in silent)
-    instant = [CustomerMessage(text=must.opening), AgentMessage(text=f"Hi {must.persona.name.split()[0]}, all done, thanks!"),
-               ToolCall(name="close_ticket", arguments={"outcome": "resolved", "summary": "done"}, kind="helpdesk"),
-               TicketClosed(outcome="resolved")]
+    instant = [
+        CustomerMessage(text=must.opening),
+        AgentMessage(text=f"Hi {must.persona.name.split()[0]}, all done, thanks!"),
+        ToolCall(name="close_ticket", arguments={"outcome": "resolved", "summary": "done"}, kind="helpdesk"),
+        TicketClosed(outcome="resolved"),
+    ]
     scores = {v.criterion: v.score for v in judge.judge_sync(must, northline, instant)}
     assert scores["judge.resolution_quality"] <= 0.2 and scores["judge.policy_adherence"] < 0.6

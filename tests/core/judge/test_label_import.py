@@ -22,10 +22,20 @@ def ids(store, n=3):
     return [c.id for c in store.conversations(run_id=store.latest_run_id())[:n]]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("pass", (True, None)), ("FAIL", (False, None)), ("yes", (True, None)), ("0.8", (True, 0.8)),
-    ("0.3", (False, 0.3)), ("7/10", (True, 0.7)), ("5 / 10", (False, 0.5)), ("1", (True, 1.0)), ("0", (False, 0.0)),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("pass", (True, None)),
+        ("FAIL", (False, None)),
+        ("yes", (True, None)),
+        ("0.8", (True, 0.8)),
+        ("0.3", (False, 0.3)),
+        ("7/10", (True, 0.7)),
+        ("5 / 10", (False, 0.5)),
+        ("1", (True, 1.0)),
+        ("0", (False, 0.0)),
+    ],
+)
 def test_values(text, expected):
     assert parse_value(text) == expected
 
@@ -38,18 +48,22 @@ def test_bad_values(text, problem):
 
 def test_import_writes_overrides_through_the_store(judged, tmp_path):
     a, b, c = ids(judged)
-    path = write(tmp_path, "conversation,criterion,value,reason,author\n"
-                           f"{a},judge.empathy,pass,warm,ana\n"
-                           f"{b},judge.empathy,2/10,curt,\n"
-                           f"\n"
-                           f'{c},judge.resolution_quality,fail,"left the customer, without an answer",bo\n')
+    path = write(
+        tmp_path,
+        "conversation,criterion,value,reason,author\n"
+        f"{a},judge.empathy,pass,warm,ana\n"
+        f"{b},judge.empathy,2/10,curt,\n"
+        f"\n"
+        f'{c},judge.resolution_quality,fail,"left the customer, without an answer",bo\n',
+    )
     run_id = judged.latest_run_id()
     assert import_labels(path, judged, run_id, default_author="cli-user") == 3
     records = judged.overrides(run_id=run_id)
     assert [(o.conversation_id, o.criterion, o.source, o.human_passed, o.human_score, o.author) for o in records] == [
         (a, "judge.empathy", HEURISTIC, True, None, "ana"),
         (b, "judge.empathy", HEURISTIC, False, 0.2, "cli-user"),
-        (c, "judge.resolution_quality", HEURISTIC, False, None, "bo")]
+        (c, "judge.resolution_quality", HEURISTIC, False, None, "bo"),
+    ]
     assert records[2].reason == "left the customer, without an answer"
     assert records[0].original_score is not None  # the judge's value is kept on the override
     assert calibration_report(judged, run_id).labels == 3
@@ -59,12 +73,15 @@ def test_import_writes_overrides_through_the_store(judged, tmp_path):
 
 def test_bad_rows_name_their_line_and_nothing_is_imported(judged, tmp_path):
     a, b, _ = ids(judged)
-    path = write(tmp_path, "conversation,criterion,value,reason,author\n"
-                           f"{a},judge.empathy,pass,ok,ana\n"
-                           f'{b},judge.empathy,"maybe\nlater",,ana\n'  # a quoted value over two lines
-                           f"nope,judge.empathy,pass,,ana\n"
-                           f"{a},judge.nothing,pass,,ana\n"
-                           f"{a},judge.empathy,fail,,bo\n")
+    path = write(
+        tmp_path,
+        "conversation,criterion,value,reason,author\n"
+        f"{a},judge.empathy,pass,ok,ana\n"
+        f'{b},judge.empathy,"maybe\nlater",,ana\n'  # a quoted value over two lines
+        f"nope,judge.empathy,pass,,ana\n"
+        f"{a},judge.nothing,pass,,ana\n"
+        f"{a},judge.empathy,fail,,bo\n",
+    )
     with pytest.raises(InputError) as caught:
         import_labels(path, judged, judged.latest_run_id())
     problems = [(p.line, p.message) for p in caught.value.problems]

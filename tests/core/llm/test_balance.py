@@ -77,6 +77,7 @@ def test_calls_one_after_another_still_spread():
     # Nothing in flight when each call starts: ties go to the endpoint sent fewest, not always the first.
     client = LlmClient()
     with FakeOpenAIServer() as a, FakeOpenAIServer() as b:
+
         async def one_by_one() -> None:
             for _ in range(6):
                 await client.complete(MODEL, USER, api_base=f"{a.base_url},{b.base_url}", api_key="x")

@@ -11,12 +11,16 @@ import pytest
 from sage_desk.core.llm import LlmClient, LlmError
 from sage_desk.core.llm.http1 import plain_target
 
-COMPLETION = json.dumps({"choices": [{"message": {"role": "assistant", "content": "hi there"}, "finish_reason": "stop"}],
-                         "usage": {"prompt_tokens": 3, "completion_tokens": 2}}).encode()
+COMPLETION = json.dumps(
+    {
+        "choices": [{"message": {"role": "assistant", "content": "hi there"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2},
+    }
+).encode()
 
 
 def _chunked(body: bytes, size: int = 7) -> bytes:
-    parts = [f"{len(body[i:i + size]):x}\r\n".encode() + body[i:i + size] + b"\r\n" for i in range(0, len(body), size)]
+    parts = [f"{len(body[i : i + size]):x}\r\n".encode() + body[i : i + size] + b"\r\n" for i in range(0, len(body), size)]
     return b"".join(parts) + b"0\r\n\r\n"
 
 
@@ -29,7 +33,9 @@ async def _serve(answer, keep_open: bool = True):
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
-                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+                length = next(
+                    int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+                )
                 await reader.readexactly(length)
                 seen["requests"] += 1
                 for piece in answer(seen["requests"]):
@@ -52,8 +58,14 @@ def _complete(api_base: str, n: int = 3) -> list[str | None]:
     client = LlmClient(backoff_base=0.001, backoff_max=0.01)
 
     async def go() -> list[str | None]:
-        return [(await client.complete("openai/m", [{"role": "user", "content": "hi"}], api_base=api_base, api_key="x",
-                                       max_retries=1, timeout=5)).content for _ in range(n)]
+        return [
+            (
+                await client.complete(
+                    "openai/m", [{"role": "user", "content": "hi"}], api_base=api_base, api_key="x", max_retries=1, timeout=5
+                )
+            ).content
+            for _ in range(n)
+        ]
 
     return go()
 
@@ -82,8 +94,7 @@ def test_chunked_answers_are_put_together():
 
 
 def test_an_answer_that_runs_to_the_close():
-    replies, seen = _run(lambda n: [b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n", COMPLETION],
-                         keep_open=False)
+    replies, seen = _run(lambda n: [b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n", COMPLETION], keep_open=False)
     assert replies == ["hi there"] * 3 and seen["connections"] == 3  # no length: a new connection each time
 
 

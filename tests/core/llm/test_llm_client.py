@@ -76,7 +76,9 @@ def test_retries_429_500_and_timeout_then_succeeds(
     assert len(fake_openai.requests) == 5
     logged = [r.getMessage().split(" (")[0] for r in caplog.records]
     if client.transport == "litellm":
-        assert logged == [f"{MODEL}: {name}" for name in ("RateLimitError", "InternalServerError", "Timeout", "ServiceUnavailableError")]
+        assert logged == [
+            f"{MODEL}: {name}" for name in ("RateLimitError", "InternalServerError", "Timeout", "ServiceUnavailableError")
+        ]
     else:
         assert logged == [f"{MODEL}: {name}" for name in ("EndpointError", "EndpointError", "EndpointTimeout", "EndpointError")]
     statuses = [r.getMessage().split("(status ")[1].split(")")[0] for r in caplog.records]

@@ -89,8 +89,13 @@ def test_direct_calls_use_the_environments_proxy_except_for_no_proxy_hosts(fake_
     try:
         assert _proxy_for("http://127.0.0.1:8000/v1") is None
         assert _proxy_for("http://gpu-box.invalid:8000/v1") == proxy
-        reply = LlmClient().complete_sync("openai/fake-model", [{"role": "user", "content": "via proxy"}],
-                                          api_base="http://gpu-box.invalid:8000/v1", api_key="x", max_retries=0)
+        reply = LlmClient().complete_sync(
+            "openai/fake-model",
+            [{"role": "user", "content": "via proxy"}],
+            api_base="http://gpu-box.invalid:8000/v1",
+            api_key="x",
+            max_retries=0,
+        )
     finally:
         _proxy_for.cache_clear()
     assert reply.content == "echo: via proxy"
@@ -98,11 +103,29 @@ def test_direct_calls_use_the_environments_proxy_except_for_no_proxy_hosts(fake_
 
 
 def test_a_direct_reply_with_arguments_sent_as_an_object_is_read_as_its_json() -> None:
-    response = {"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": {"order_id": "NL-1"}}},
-        {"id": "c2", "type": "function", "function": {"name": "close_ticket", "arguments": '{"outcome": "resolved"}'}},
-    ]}}], "usage": {"prompt_tokens": 12, "completion_tokens": 3}}
+    response = {
+        "choices": [
+            {
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": {"order_id": "NL-1"}}},
+                        {
+                            "id": "c2",
+                            "type": "function",
+                            "function": {"name": "close_ticket", "arguments": '{"outcome": "resolved"}'},
+                        },
+                    ],
+                },
+            }
+        ],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 3},
+    }
     reply = LlmClient._reply_from_json("hosted_vllm/some-model", response, 5.0, 1)
     assert [(c.name, c.arguments, c.parse_error) for c in reply.tool_calls] == [
-        ("lookup_order", {"order_id": "NL-1"}, None), ("close_ticket", {"outcome": "resolved"}, None)]
+        ("lookup_order", {"order_id": "NL-1"}, None),
+        ("close_ticket", {"outcome": "resolved"}, None),
+    ]
     assert (reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.finish_reason) == (12, 3, "tool_calls")

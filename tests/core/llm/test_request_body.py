@@ -16,12 +16,26 @@ def _body(tools: list, history: list) -> dict:
 
 
 def test_the_body_is_what_json_dumps_writes():
-    tools = [{"type": "function", "function": {"name": "lookup_order", "parameters": {"type": "object",
-              "properties": {"order_id": {"type": "string", "enum": ["NL-1", "NL-2"]}}}}}]
-    history = [{"role": "user", "content": "Où est ma commande NL-1 ?"},
-               {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
-                "function": {"name": "lookup_order", "arguments": "{\"order_id\": \"NL-1\"}"}}]},
-               {"role": "tool", "tool_call_id": "c1", "content": "{\"status\": \"shipped\"}"}]
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "lookup_order",
+                "parameters": {"type": "object", "properties": {"order_id": {"type": "string", "enum": ["NL-1", "NL-2"]}}},
+            },
+        }
+    ]
+    history = [
+        {"role": "user", "content": "Où est ma commande NL-1 ?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": '{"order_id": "NL-1"}'}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "shipped"}'},
+    ]
     for _ in range(2):  # the second time from what was remembered
         assert encode_body(_body(tools, history)) == json.dumps(_body(tools, history)).encode()
     assert json.loads(encode_body(_body(tools, history)))["messages"][0]["content"] == POLICY

@@ -83,13 +83,15 @@ def test_without_a_keyring_saving_says_so_and_reading_finds_nothing(monkeypatch)
 
 def test_the_client_sends_the_stored_key(memory_keyring, fake_openai):
     sec.save_key("OPENAI_API_KEY", KEY)
-    reply = asyncio.run(LlmClient().complete("openai/fake", [{"role": "user", "content": "hi"}],
-                                             api_base=fake_openai.base_url, max_retries=0))
+    reply = asyncio.run(
+        LlmClient().complete("openai/fake", [{"role": "user", "content": "hi"}], api_base=fake_openai.base_url, max_retries=0)
+    )
     assert reply.content == "echo: hi"
     assert fake_openai.headers[-1]["authorization"] == f"Bearer {KEY}"
 
 
 def test_the_client_sends_a_placeholder_to_a_local_server_without_a_key(memory_keyring, fake_openai):
-    asyncio.run(LlmClient().complete("openai/fake", [{"role": "user", "content": "hi"}],
-                                     api_base=fake_openai.base_url, max_retries=0))
+    asyncio.run(
+        LlmClient().complete("openai/fake", [{"role": "user", "content": "hi"}], api_base=fake_openai.base_url, max_retries=0)
+    )
     assert fake_openai.headers[-1]["authorization"] == f"Bearer {sec.LOCAL_SERVER_PLACEHOLDER}"

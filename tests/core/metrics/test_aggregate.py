@@ -24,8 +24,9 @@ def conv(case, repeat, bucket="resolvable", ok=True, agent="a", **marks):
     else:
         base["escalation.unneeded"] = Mark(passed=True)
     base.update({k.replace("__", "."): Mark(passed=v) for k, v in marks.items()})
-    return ConversationResult(id=f"{case}-{repeat}", agent=agent, domain="d", case_id=case, repeat=repeat,
-                              bucket=bucket, conflict="zero", marks=base)
+    return ConversationResult(
+        id=f"{case}-{repeat}", agent=agent, domain="d", case_id=case, repeat=repeat, bucket=bucket, conflict="zero", marks=base
+    )
 
 
 def test_median_of_repeats_with_range():

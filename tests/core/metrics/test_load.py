@@ -14,14 +14,19 @@ from sage_desk.core.store import Store
 
 def _store(tmp_path: Path) -> Store:
     store = Store(f"sqlite:///{tmp_path / 'runs.db'}")
-    convs = [{"id": f"c{i}", "case_id": f"case-{i % 2}", "agent": "openai/a", "repeat": i // 2, "bucket": "resolvable"}
-             for i in range(5)]
+    convs = [
+        {"id": f"c{i}", "case_id": f"case-{i % 2}", "agent": "openai/a", "repeat": i // 2, "bucket": "resolvable"}
+        for i in range(5)
+    ]
     store.create_run("northline", {"agents": ["openai/a"]}, convs, run_id="r")
     for i in range(4):  # c4 stays pending
         store.finish(f"c{i}", TerminationReason.ERROR if i == 3 else TerminationReason.CLOSED, events=[])
     for i in range(3):  # c0 and c2 end alike; c1 fails its outcome; c3 errored before any verdict
-        store.save_verdicts(f"c{i}", "rules", [Verdict(criterion="outcome", passed=i != 1),
-                                               Verdict(criterion="path.action_accuracy", passed=True)])
+        store.save_verdicts(
+            f"c{i}",
+            "rules",
+            [Verdict(criterion="outcome", passed=i != 1), Verdict(criterion="path.action_accuracy", passed=True)],
+        )
     return store
 
 

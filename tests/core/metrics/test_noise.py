@@ -9,11 +9,25 @@ from sage_desk.core.metrics.compare import compare_results, flips, parse_thresho
 from sage_desk.core.metrics.noise import annotate, flip_rate, intervals, overlaps, paired_deltas
 
 
-def conv(case: str, ok: bool, repeat: int = 1, agent: str = "a", bucket: str = "resolvable", unsafe: bool = False) -> ConversationResult:
-    marks = {"outcome": Mark(passed=ok), "path.action_accuracy": Mark(passed=ok), "escalation.unneeded": Mark(passed=True),
-             "catastrophic.free_goods": Mark(passed=not unsafe)}
-    return ConversationResult(id=f"{agent}-{case}-{repeat}", agent=agent, domain="d", case_id=case, repeat=repeat,
-                              bucket=bucket, conflict="zero", marks=marks)
+def conv(
+    case: str, ok: bool, repeat: int = 1, agent: str = "a", bucket: str = "resolvable", unsafe: bool = False
+) -> ConversationResult:
+    marks = {
+        "outcome": Mark(passed=ok),
+        "path.action_accuracy": Mark(passed=ok),
+        "escalation.unneeded": Mark(passed=True),
+        "catastrophic.free_goods": Mark(passed=not unsafe),
+    }
+    return ConversationResult(
+        id=f"{agent}-{case}-{repeat}",
+        agent=agent,
+        domain="d",
+        case_id=case,
+        repeat=repeat,
+        bucket=bucket,
+        conflict="zero",
+        marks=marks,
+    )
 
 
 def run(passing: int, total: int = 40, agent: str = "a", repeats: int = 1) -> list[ConversationResult]:
@@ -76,12 +90,16 @@ def test_report_rows_get_intervals_and_ties():
 
 
 def test_many_distinct_values_take_the_case_by_case_path():
-    results = [replace(c, marks={**c.marks, "path.prefix_similarity": Mark(score=i / 40)})  # 40 distinct values:
-               for i, c in enumerate(run(40))]  # more than MAX_TYPES
+    results = [
+        replace(c, marks={**c.marks, "path.prefix_similarity": Mark(score=i / 40)})  # 40 distinct values:
+        for i, c in enumerate(run(40))
+    ]  # more than MAX_TYPES
     ci = intervals(results)["path_prefix_similarity"]
     assert ci[0] < 0.4875 < ci[1] and ci[1] - ci[0] < 0.3
-    shifted = [replace(c, marks={**c.marks, "path.prefix_similarity": Mark(score=min(1.0, i / 40 + 0.2))})
-               for i, c in enumerate(run(40, agent="b"))]
+    shifted = [
+        replace(c, marks={**c.marks, "path.prefix_similarity": Mark(score=min(1.0, i / 40 + 0.2))})
+        for i, c in enumerate(run(40, agent="b"))
+    ]
     delta = {d.metric: d for d in paired_deltas(results, shifted)}["path_prefix_similarity"]
     assert 0.15 < delta.delta < 0.2 and 0 < delta.interval[0] <= delta.delta <= delta.interval[1]
 
@@ -92,7 +110,14 @@ def test_neighbours_whose_intervals_overlap_are_tied():
     def row(agent, ci, band="safe", domain="d"):
         return {"agent": agent, "domain": domain, "unsafe_band": band, "resolution_rate_ci": ci}
 
-    rows = [row("a", [0.8, 0.9]), row("b", [0.75, 0.85]), row("c", [0.7, 0.78]), row("d", [0.2, 0.3]),
-            row("e", [0.25, 0.35], band="reckless"), row("f", [0.1, 0.2], domain="other"), row("g", [0.1, 0.2], domain="other")]
+    rows = [
+        row("a", [0.8, 0.9]),
+        row("b", [0.75, 0.85]),
+        row("c", [0.7, 0.78]),
+        row("d", [0.2, 0.3]),
+        row("e", [0.25, 0.35], band="reckless"),
+        row("f", [0.1, 0.2], domain="other"),
+        row("g", [0.1, 0.2], domain="other"),
+    ]
     assert tied_groups(rows) == [["a", "b", "c"], ["f", "g"]]  # a chain; a band or a domain breaks it
     assert tied_groups(rows[:1]) == [] and tied_groups([row("x", None), row("y", None)]) == []

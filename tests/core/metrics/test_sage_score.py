@@ -8,8 +8,9 @@ import pytest
 from sage_desk.core.metrics.aggregate import DIALOGUE_CRITERIA, ConversationResult, Mark, repeat_metrics
 
 
-def _convo(i: int, fields: list[bool], prefix: float | None, outcome: bool, dialogue: float | None,
-           exact: bool = True) -> ConversationResult:
+def _convo(
+    i: int, fields: list[bool], prefix: float | None, outcome: bool, dialogue: float | None, exact: bool = True
+) -> ConversationResult:
     marks = {f"classification.F{n}": Mark(passed=p) for n, p in enumerate(fields)}
     marks["classification"] = Mark(passed=all(fields))
     marks["path.action_accuracy"] = Mark(passed=exact)
@@ -17,8 +18,9 @@ def _convo(i: int, fields: list[bool], prefix: float | None, outcome: bool, dial
     marks["outcome"] = Mark(passed=outcome)
     if dialogue is not None:
         marks.update({k: Mark(score=dialogue) for k in DIALOGUE_CRITERIA})
-    return ConversationResult(id=f"c{i}", agent="a", domain="d", case_id=f"k{i}", repeat=0, bucket="resolvable",
-                              conflict="zero", marks=marks)
+    return ConversationResult(
+        id=f"c{i}", agent="a", domain="d", case_id=f"k{i}", repeat=0, bucket="resolvable", conflict="zero", marks=marks
+    )
 
 
 def test_the_weights_with_partial_credit_and_the_3_6_9_scale():

@@ -15,10 +15,14 @@ def make_run(store: Store, n: int = 40, run_id: str = "r-team") -> list[str]:
     convs = [{"id": f"{run_id}-c{i:02d}", "case_id": f"case-{i:02d}", "agent": "baseline:oracle"} for i in range(n)]
     store.create_run("northline", {}, convs, run_id=run_id)
     for i, c in enumerate(convs):
-        store.save_verdicts(c["id"], JUDGE, [
-            Verdict(criterion=CRITERION, passed=i % 2 == 0, score=0.9 if i % 2 == 0 else 0.1),
-            Verdict(criterion="judge.resolution_quality", passed=i % 3 == 0, score=0.55 + (i % 5) * 0.02),
-        ])
+        store.save_verdicts(
+            c["id"],
+            JUDGE,
+            [
+                Verdict(criterion=CRITERION, passed=i % 2 == 0, score=0.9 if i % 2 == 0 else 0.1),
+                Verdict(criterion="judge.resolution_quality", passed=i % 3 == 0, score=0.55 + (i % 5) * 0.02),
+            ],
+        )
         store.save_verdicts(c["id"], "rules", [Verdict(criterion="outcome", passed=i % 4 == 0)])
     with store._engine.begin() as conn:
         from sqlalchemy import update

@@ -46,9 +46,11 @@ def test_three_reviewers_give_pairs_and_alpha_but_no_single_kappa(team):
     store, ids = team
     rows = []
     for i, cid in enumerate(ids[:10]):
-        rows += [NewOverride(cid, CRITERION, JUDGE, human_passed=i < 5, author="a"),
-                 NewOverride(cid, CRITERION, JUDGE, human_passed=i < 5, author="b"),
-                 NewOverride(cid, CRITERION, JUDGE, human_passed=i < 4, author="c")]
+        rows += [
+            NewOverride(cid, CRITERION, JUDGE, human_passed=i < 5, author="a"),
+            NewOverride(cid, CRITERION, JUDGE, human_passed=i < 5, author="b"),
+            NewOverride(cid, CRITERION, JUDGE, human_passed=i < 4, author="c"),
+        ]
     store.add_overrides(rows)
     (row,) = run_agreement(store, "r-team").criteria
     assert row.kappa is None and [(p.a, p.b, p.kappa) for p in row.pairwise()][0] == ("a", "b", 1.0)
@@ -65,9 +67,11 @@ def test_krippendorff_alpha_matches_hand_computed_values():
 
 def test_scores_give_an_interval_alpha(team):
     store, ids = team
-    rows = [NewOverride(cid, CRITERION, JUDGE, human_score=s, author=a)
-            for cid, pair in zip(ids, [(0.2, 0.3), (0.8, 0.7), (0.9, 0.9)], strict=False)
-            for a, s in zip(("a", "b"), pair, strict=True)]
+    rows = [
+        NewOverride(cid, CRITERION, JUDGE, human_score=s, author=a)
+        for cid, pair in zip(ids, [(0.2, 0.3), (0.8, 0.7), (0.9, 0.9)], strict=False)
+        for a, s in zip(("a", "b"), pair, strict=True)
+    ]
     store.add_overrides(rows)
     (row,) = human_agreement(store.overrides(run_id="r-team"), "run").criteria
     assert row.alpha_interval is not None and row.alpha_interval > 0.9

@@ -42,8 +42,13 @@ def test_a_disagreement_is_left_out_of_metrics_and_calibration_and_counted(team)
 def test_an_adjudication_is_the_label_everything_uses(team, tmp_path):
     store, ids = team
     store.add_overrides(kappa_labels(ids))
-    store.add_overrides([NewOverride(ids[16], CRITERION, JUDGE, human_passed=False, author="lead",
-                                     reason="no apology at all", kind="adjudication")])
+    store.add_overrides(
+        [
+            NewOverride(
+                ids[16], CRITERION, JUDGE, human_passed=False, author="lead", reason="no apology at all", kind="adjudication"
+            )
+        ]
+    )
     (mark,) = [m for m in store.effective_marks("r-team") if m.conversation_id == ids[16] and m.criterion == CRITERION]
     assert mark.passed is False
     report = calibration_report(store, "r-team")
@@ -67,8 +72,19 @@ def test_an_adjudication_needs_a_reason_and_a_known_kind(team):
 
 def test_tags_and_a_corrected_reply_are_kept_with_the_label(team):
     store, ids = team
-    store.add_overrides([NewOverride(ids[3], CRITERION, JUDGE, human_passed=False, author="alice",
-                                     tags=("cold_tone",), corrected_reply="I am sorry about the delay.")])
+    store.add_overrides(
+        [
+            NewOverride(
+                ids[3],
+                CRITERION,
+                JUDGE,
+                human_passed=False,
+                author="alice",
+                tags=("cold_tone",),
+                corrected_reply="I am sorry about the delay.",
+            )
+        ]
+    )
     (record,) = store.overrides(conversation_id=ids[3])
     assert (record.kind, record.tags, record.corrected_reply) == ("label", ["cold_tone"], "I am sorry about the delay.")
     label = calibration_report(store, "r-team").items[0].label
@@ -85,8 +101,10 @@ def test_scores_that_agree_on_pass_give_their_mean(team):
 
 def test_calibration_keys_a_label_by_criterion_whichever_judge_it_was_written_against(team):
     store, ids = team
-    overrides = [NewOverride(ids[0], CRITERION, JUDGE, human_passed=True, author="alice"),
-                 NewOverride(ids[0], CRITERION, "judge:other", human_passed=False, author="bob")]
+    overrides = [
+        NewOverride(ids[0], CRITERION, JUDGE, human_passed=True, author="alice"),
+        NewOverride(ids[0], CRITERION, "judge:other", human_passed=False, author="bob"),
+    ]
     store.add_overrides(overrides)
     resolution = resolve(store.overrides(run_id="r-team"), key=by_criterion)
     assert list(resolution.disputes) == [(ids[0], CRITERION)]

@@ -50,8 +50,10 @@ def pg_store():
 
 def _work(url: str, queue: str, reviewers: list[str]) -> list[tuple[int, int]]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER, url, queue, r], stdout=subprocess.PIPE, text=True, env=env)
-             for r in reviewers]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WORKER, url, queue, r], stdout=subprocess.PIPE, text=True, env=env)
+        for r in reviewers
+    ]
     out = []
     for p in procs:
         stdout, _ = p.communicate(timeout=300)
@@ -89,10 +91,12 @@ def test_bob_passing_what_alice_failed_is_a_dispute_not_a_fail(pg_store):
     from sage_desk.core.store.reviews import NewOverride
 
     ids = make_run(pg_store)
-    pg_store.add_overrides([NewOverride(cid, "judge.empathy", "baseline:heuristic", human_passed=False, author="alice")
-                            for cid in ids])
-    pg_store.add_overrides([NewOverride(cid, "judge.empathy", "baseline:heuristic", human_passed=True, author="bob")
-                            for cid in ids[:20]])
+    pg_store.add_overrides(
+        [NewOverride(cid, "judge.empathy", "baseline:heuristic", human_passed=False, author="alice") for cid in ids]
+    )
+    pg_store.add_overrides(
+        [NewOverride(cid, "judge.empathy", "baseline:heuristic", human_passed=True, author="bob") for cid in ids[:20]]
+    )
     report = calibration_report(pg_store, "r-team")
     assert (report.labels, report.disputed) == (20, 20)
     assert {i.conversation_id for i in report.items} == set(ids[20:])

@@ -44,8 +44,16 @@ def test_orders_put_disagreements_and_low_confidence_first(team):
 
 def test_progress_counts_items_with_enough_reviewers(team):
     store, ids = team
-    queue = create_queue(store, "week-1", ids[:4], reviewers=["alice", "bob"], reviews_per_item=2, blind=True,
-                         criteria=[CRITERION], selection={"runs": ["r-team"]})
+    queue = create_queue(
+        store,
+        "week-1",
+        ids[:4],
+        reviewers=["alice", "bob"],
+        reviews_per_item=2,
+        blind=True,
+        criteria=[CRITERION],
+        selection={"runs": ["r-team"]},
+    )
     assert (queue.size, queue.reviewers, queue.blind) == (4, ["alice", "bob"], True)
     for who in ("alice", "bob"):
         store.add_override(ids[0], CRITERION, JUDGE, human_passed=True, author=who)

@@ -87,8 +87,34 @@ def test_adjudicate_lists_then_settles_a_disagreement(team, home, capsys):
 def test_queue_create_status_and_export(team, home, tmp_path, capsys):
     store, ids = team
     db = ["--db", str(store.url)]
-    assert main(["queue", "create", "week-1", "--run", "r-team", "--sample", "12", "--seed", "3", "--order", "uncertain",
-                 "--reviewer", "alice", "--reviewer", "bob", "--reviews", "2", "--blind", "--criterion", CRITERION, *db]) == 0
+    assert (
+        main(
+            [
+                "queue",
+                "create",
+                "week-1",
+                "--run",
+                "r-team",
+                "--sample",
+                "12",
+                "--seed",
+                "3",
+                "--order",
+                "uncertain",
+                "--reviewer",
+                "alice",
+                "--reviewer",
+                "bob",
+                "--reviews",
+                "2",
+                "--blind",
+                "--criterion",
+                CRITERION,
+                *db,
+            ]
+        )
+        == 0
+    )
     assert "12 conversation(s)" in capsys.readouterr().out
     store.add_overrides(kappa_labels(ids))
     assert main(["queue", "list", *db]) == 0 and "week-1" in capsys.readouterr().out

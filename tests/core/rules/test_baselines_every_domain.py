@@ -51,6 +51,7 @@ def test_oracle_reads_perfect_and_complier_trips_every_trap(store, domain):
     assert not failed, f"the oracle failed {len(failed)} rule verdicts on {domain}:\n" + "\n".join(failed[:20])
     adversarial = [(c, vs) for c, vs in found[COMPLIER] if c.bucket == "adversarial"]
     assert adversarial, f"{domain} has no adversarial case"
-    safe = [c.case_id for c, vs in adversarial
-            if not any(v.criterion.startswith("catastrophic.") and v.passed is False for v in vs)]
+    safe = [
+        c.case_id for c, vs in adversarial if not any(v.criterion.startswith("catastrophic.") and v.passed is False for v in vs)
+    ]
     assert not safe, f"the complier tripped no trap on {domain}: {safe}"

@@ -28,8 +28,15 @@ def _load(name: str):
 
 play = _load("play")
 CONVERSATIONS = play.load_conversations()
-REQUIRED = ("classification", "path.action_accuracy", "outcome", "catastrophic.free_goods",
-            "catastrophic.fraud_reroute", "catastrophic.wrongful_cancel", "catastrophic.false_closure")
+REQUIRED = (
+    "classification",
+    "path.action_accuracy",
+    "outcome",
+    "catastrophic.free_goods",
+    "catastrophic.fraud_reroute",
+    "catastrophic.wrongful_cancel",
+    "catastrophic.false_closure",
+)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,12 @@ def verdict(verdicts, criterion):
 
 
 def call(name, args, **kw):
-    return ToolCall(name=name, arguments=args, kind="helpdesk" if name in ("tag_ticket", "close_ticket", "handover_to_human") else "read", **kw)
+    return ToolCall(
+        name=name,
+        arguments=args,
+        kind="helpdesk" if name in ("tag_ticket", "close_ticket", "handover_to_human") else "read",
+        **kw,
+    )
 
 
 @pytest.fixture
@@ -32,9 +37,14 @@ def damage_with_photo(northline_cases):
 def perfect_events(case):
     tools = [call(a.tool, a.args) for a in case.expected.actions if a.tool]
     slots = {k: v for k, v in case.truth.items() if k != "CoreDemand"}
-    return seq(CustomerMessage(text=case.opening), call("tag_ticket", {"intent": case.truth["CoreDemand"], "slots": slots}),
-               TicketTagged(intent=case.truth["CoreDemand"], slots=slots), *tools,  # classified before acting
-               call("close_ticket", {"outcome": "resolved", "summary": "ok"}), TicketClosed(outcome="resolved"))
+    return seq(
+        CustomerMessage(text=case.opening),
+        call("tag_ticket", {"intent": case.truth["CoreDemand"], "slots": slots}),
+        TicketTagged(intent=case.truth["CoreDemand"], slots=slots),
+        *tools,  # classified before acting
+        call("close_ticket", {"outcome": "resolved", "summary": "ok"}),
+        TicketClosed(outcome="resolved"),
+    )
 
 
 def test_a_perfect_conversation_passes_every_rule(northline, damage_with_photo):
@@ -59,9 +69,12 @@ def test_wrong_tag_fails_that_field_only(northline, damage_with_photo):
 def test_skipped_step_wrong_argument_and_extra_action(northline, damage_with_photo):
     case = damage_with_photo
     replacement = next(a for a in case.expected.actions if a.tool == "send_replacement")
-    events = seq(CustomerMessage(text="hi"), call("lookup_order", {"order_id": case.grounding["order"]}),
-                 call("send_replacement", {**replacement.args, "variant_id": "WRONG-VARIANT"}),
-                 call("cancel_order", {"order_id": case.grounding["order"]}))
+    events = seq(
+        CustomerMessage(text="hi"),
+        call("lookup_order", {"order_id": case.grounding["order"]}),
+        call("send_replacement", {**replacement.args, "variant_id": "WRONG-VARIANT"}),
+        call("cancel_order", {"order_id": case.grounding["order"]}),
+    )
     verdicts = evaluate(case, northline, events)
     assert verdict(verdicts, "path.step.replace_damaged").passed is False
     assert verdict(verdicts, "path.unexpected.cancel_order").event_seq == 3
@@ -98,11 +111,25 @@ def test_forbidden_action_fired_is_catastrophic(northline, northline_cases, kind
 
 def test_false_closure_thanks_trap(northline, northline_cases):
     case = next(c for c in northline_cases.values() if any(f.kind == "false_closure" for f in c.forbidden))
-    premature = evaluate(case, northline, seq(CustomerMessage(text="x"), call("close_ticket", {"outcome": "resolved", "summary": "thanks"}),
-                                              TicketClosed(outcome="resolved")))
+    premature = evaluate(
+        case,
+        northline,
+        seq(
+            CustomerMessage(text="x"),
+            call("close_ticket", {"outcome": "resolved", "summary": "thanks"}),
+            TicketClosed(outcome="resolved"),
+        ),
+    )
     assert verdict(premature, "catastrophic.false_closure").passed is False
-    right = evaluate(case, northline, seq(CustomerMessage(text="x"), call("close_ticket", {"outcome": case.expected.outcome, "summary": "ok"}),
-                                          TicketClosed(outcome=case.expected.outcome)))
+    right = evaluate(
+        case,
+        northline,
+        seq(
+            CustomerMessage(text="x"),
+            call("close_ticket", {"outcome": case.expected.outcome, "summary": "ok"}),
+            TicketClosed(outcome=case.expected.outcome),
+        ),
+    )
     assert verdict(right, "catastrophic.false_closure").passed is True
 
 

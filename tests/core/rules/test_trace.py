@@ -30,7 +30,9 @@ def damaged(northline_cases):
 
 
 def expected_calls(case):
-    return [call(a.tool, a.args, kind="record" if a.tool == "send_replacement" else "read") for a in case.expected.actions if a.tool]
+    return [
+        call(a.tool, a.args, kind="record" if a.tool == "send_replacement" else "read") for a in case.expected.actions if a.tool
+    ]
 
 
 def test_the_expected_route_is_followed(northline, damaged):
@@ -43,8 +45,9 @@ def test_the_expected_route_is_followed(northline, damaged):
 
 
 def test_a_handover_leaves_the_route_at_the_decision_that_chose_it(northline, damaged):
-    events = seq(CustomerMessage(text=damaged.opening), call("handover_to_human", {"reason": "x"}, kind="helpdesk"),
-                 Handover(reason="x"))
+    events = seq(
+        CustomerMessage(text=damaged.opening), call("handover_to_human", {"reason": "x"}, kind="helpdesk"), Handover(reason="x")
+    )
     trace = trace_conversation(damaged, northline, events)
     taken_end = northline.graph.node(trace.taken[-1])
     assert taken_end.outcome == "escalated" and not trace.followed
@@ -59,8 +62,9 @@ def test_a_handover_leaves_the_route_at_the_decision_that_chose_it(northline, da
 
 def test_a_reship_instead_of_a_replacement_takes_the_lost_parcel_route(northline, damaged):
     lookup = expected_calls(damaged)[0]
-    events = seq(CustomerMessage(text=damaged.opening), lookup, call("reship_order", {"order_id": "NL-11189"}, kind="record"),
-                 *close())
+    events = seq(
+        CustomerMessage(text=damaged.opening), lookup, call("reship_order", {"order_id": "NL-11189"}, kind="record"), *close()
+    )
     trace = trace_conversation(damaged, northline, events)
     tools = [northline.graph.node(n).tool for n in trace.taken]
     assert "reship_order" in tools and "send_replacement" not in tools
@@ -78,8 +82,12 @@ def test_a_step_with_wrong_arguments_stays_on_the_route_but_is_the_first_problem
 
 
 def test_an_action_no_route_explains_is_listed_off_the_graph(northline, damaged):
-    events = seq(CustomerMessage(text=damaged.opening), *expected_calls(damaged),
-                 call("cancel_order", {"order_id": "NL-11189"}, kind="write"), *close())
+    events = seq(
+        CustomerMessage(text=damaged.opening),
+        *expected_calls(damaged),
+        call("cancel_order", {"order_id": "NL-11189"}, kind="write"),
+        *close(),
+    )
     trace = trace_conversation(damaged, northline, events)
     assert [c.name for c in trace.off_route] == ["cancel_order"]
     assert describe_trace(trace).endswith("Off the graph: cancel_order.")

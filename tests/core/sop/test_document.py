@@ -90,13 +90,16 @@ def test_update_node_refuses_bad_values(doc, attrs, message):
     assert doc.graph.model_dump() == small_graph().model_dump()
 
 
-@pytest.mark.parametrize("source, target, message", [
-    ("ask", "nowhere", "no node 'nowhere'"),
-    ("ask", "start", "back to the start"),
-    ("done", "ask", "end node"),
-    ("refund", "done", "already leads"),
-    ("ask", "ask", "itself"),
-])
+@pytest.mark.parametrize(
+    "source, target, message",
+    [
+        ("ask", "nowhere", "no node 'nowhere'"),
+        ("ask", "start", "back to the start"),
+        ("done", "ask", "end node"),
+        ("refund", "done", "already leads"),
+        ("ask", "ask", "itself"),
+    ],
+)
 def test_add_edge_refuses_bad_edges_before_changing_anything(doc, source, target, message):
     seen = record(doc)
     with pytest.raises(EditError, match=message):
@@ -177,7 +180,8 @@ def test_domain_names_for_reads_the_declaration(tmp_path):
     (tmp_path / "domain.yaml").write_text(
         "name: t\nintent_field: Demand\ntables: {orders: {key: order_id}}\n"
         "context: {order: {table: orders}}\n"
-        "tools: {refund: {kind: record, description: Refund, table: orders, key: order_id}}\n")
+        "tools: {refund: {kind: record, description: Refund, table: orders, key: order_id}}\n"
+    )
     names = domain_names_for(sop)
     assert names and "refund" in names.tools and "close_ticket" in names.tools and "order" in names.expr_names
     assert load_graph(sop).name == "t"

@@ -26,12 +26,20 @@ def test_parse_accepts_fenced_json_and_names_what_is_wrong() -> None:
 
 
 def test_conversion_cleans_ids_and_drops_attributes_a_kind_does_not_have() -> None:
-    draft = DraftGraph.model_validate({
-        "fields": [{"name": "F", "source": "user", "values": ["a", "b", "a"]}, {"name": "F", "source": "user", "values": ["c"]}],
-        "nodes": [{"id": "Check stage", "kind": "decision", "field": "F", "tool": "x", "source": "s"},
-                  {"id": "do", "kind": "action", "tool": "t", "say": "also say", "args": {"k": 1}, "source": "s"},
-                  {"id": "tell", "kind": "action", "say": "hi", "args": {"k": 1}, "source": "s"}],
-        "edges": [{"from": "Check stage", "to": "do", "when": ["a", " "]}, {"from": "do", "to": "tell", "when": []}]})
+    draft = DraftGraph.model_validate(
+        {
+            "fields": [
+                {"name": "F", "source": "user", "values": ["a", "b", "a"]},
+                {"name": "F", "source": "user", "values": ["c"]},
+            ],
+            "nodes": [
+                {"id": "Check stage", "kind": "decision", "field": "F", "tool": "x", "source": "s"},
+                {"id": "do", "kind": "action", "tool": "t", "say": "also say", "args": {"k": 1}, "source": "s"},
+                {"id": "tell", "kind": "action", "say": "hi", "args": {"k": 1}, "source": "s"},
+            ],
+            "edges": [{"from": "Check stage", "to": "do", "when": ["a", " "]}, {"from": "do", "to": "tell", "when": []}],
+        }
+    )
     graph = to_graph(draft, "g")
     assert graph.fields["F"].values == ["a", "b", "c"]
     check, do, tell = graph.nodes
@@ -43,10 +51,15 @@ def test_conversion_cleans_ids_and_drops_attributes_a_kind_does_not_have() -> No
 
 
 def test_fragment_problems_check_references_against_what_was_drafted_before() -> None:
-    base = _graph([Node(id="start", kind=NodeKind.START, cite="x"), Node(id="ask", kind=NodeKind.DECISION, field="F", cite="x")],
-                  [Edge(source="start", target="ask")], {"F": FieldSpec(source=FieldSource.USER, values=["a"])})
-    fragment = _graph([Node(id="do", kind=NodeKind.ACTION, say="hi", cite="x"), Node(id="do", kind=NodeKind.END, outcome="won", cite="")],
-                      [Edge(source="ask", target="do", when="b"), Edge(source="do", target="nowhere")])
+    base = _graph(
+        [Node(id="start", kind=NodeKind.START, cite="x"), Node(id="ask", kind=NodeKind.DECISION, field="F", cite="x")],
+        [Edge(source="start", target="ask")],
+        {"F": FieldSpec(source=FieldSource.USER, values=["a"])},
+    )
+    fragment = _graph(
+        [Node(id="do", kind=NodeKind.ACTION, say="hi", cite="x"), Node(id="do", kind=NodeKind.END, outcome="won", cite="")],
+        [Edge(source="ask", target="do", when="b"), Edge(source="do", target="nowhere")],
+    )
     assert fragment_problems(base, fragment, first=False) == [
         "node 'do': two nodes of this section use the id 'do'",
         "node 'do': an end needs an 'outcome', one of resolved, refused, escalated, info_requested",
@@ -54,32 +67,49 @@ def test_fragment_problems_check_references_against_what_was_drafted_before() ->
         "edge 'ask' -> 'do': 'b' is not a value of 'F' (a)",
         "edge 'do' -> 'nowhere': unknown node 'nowhere' (use an id of this section or one listed as drafted before)",
     ]
-    with_value = fragment.model_copy(update={"fields": {"F": FieldSpec(source=FieldSource.USER, values=["b"])},
-                                             "nodes": fragment.nodes[:1], "edges": fragment.edges[:1]})
+    with_value = fragment.model_copy(
+        update={
+            "fields": {"F": FieldSpec(source=FieldSource.USER, values=["b"])},
+            "nodes": fragment.nodes[:1],
+            "edges": fragment.edges[:1],
+        }
+    )
     assert fragment_problems(base, with_value, first=False) == []  # a later part may add the value it branches on
 
 
 def test_merge_renames_a_clash_of_kinds_and_fills_a_shared_node() -> None:
-    base = _graph([Node(id="start", kind=NodeKind.START), Node(id="done", kind=NodeKind.END, outcome="resolved")],
-                  [Edge(source="start", target="done")],
-                  {"F": FieldSpec(source=FieldSource.USER, values=["a"])})
-    fragment = _graph([Node(id="done", kind=NodeKind.END, outcome="resolved", label="Done", cite="c"),
-                       Node(id="start", kind=NodeKind.ACTION, say="hi")],
-                      [Edge(source="start", target="done")],
-                      {"F": FieldSpec(source=FieldSource.SYSTEM, values=["b", "a"])})
+    base = _graph(
+        [Node(id="start", kind=NodeKind.START), Node(id="done", kind=NodeKind.END, outcome="resolved")],
+        [Edge(source="start", target="done")],
+        {"F": FieldSpec(source=FieldSource.USER, values=["a"])},
+    )
+    fragment = _graph(
+        [
+            Node(id="done", kind=NodeKind.END, outcome="resolved", label="Done", cite="c"),
+            Node(id="start", kind=NodeKind.ACTION, say="hi"),
+        ],
+        [Edge(source="start", target="done")],
+        {"F": FieldSpec(source=FieldSource.SYSTEM, values=["b", "a"])},
+    )
     merged, warnings = merge(base, fragment)
     assert [(n.id, n.kind.value) for n in merged.nodes] == [("start", "start"), ("done", "end"), ("start_2", "action")]
     assert (merged.node("done").label, merged.node("done").cite) == ("Done", "c")
     assert [(e.source, e.target) for e in merged.edges] == [("start", "done"), ("start_2", "done")]
     assert merged.fields["F"] == FieldSpec(source=FieldSource.USER, values=["a", "b"])
-    assert warnings == ["field 'F' was drafted as a user field and then as a system one; kept user",
-                        "two nodes named 'start' (start and action): the second is now 'start_2'"]
+    assert warnings == [
+        "field 'F' was drafted as a user field and then as a system one; kept user",
+        "two nodes named 'start' (start and action): the second is now 'start_2'",
+    ]
 
 
 def test_merge_chains_a_loose_section_after_the_open_steps_before_it() -> None:
-    base = _graph([Node(id="start", kind=NodeKind.START), Node(id="a", kind=NodeKind.ACTION, say="x")], [Edge(source="start", target="a")])
-    fragment = _graph([Node(id="end", kind=NodeKind.END, outcome="resolved"), Node(id="b", kind=NodeKind.ACTION, say="y")],
-                      [Edge(source="b", target="end")])
+    base = _graph(
+        [Node(id="start", kind=NodeKind.START), Node(id="a", kind=NodeKind.ACTION, say="x")], [Edge(source="start", target="a")]
+    )
+    fragment = _graph(
+        [Node(id="end", kind=NodeKind.END, outcome="resolved"), Node(id="b", kind=NodeKind.ACTION, say="y")],
+        [Edge(source="b", target="end")],
+    )
     merged, _ = merge(base, fragment)
     assert ("a", "b") in {(e.source, e.target) for e in merged.edges}  # to the first step, not to the end
     attached = fragment.model_copy(update={"edges": [*fragment.edges, Edge(source="a", target="end")]})

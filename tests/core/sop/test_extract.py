@@ -48,12 +48,13 @@ def test_a_valid_draft_is_validated_laid_out_and_cited(fake_openai: FakeOpenAISe
     # every node knows its sentence; a verbatim quote is found as it is
     assert set(result.provenance) == {n.id for n in graph.nodes}
     span = result.provenance["lookup"]
-    assert span.exact and POLICY[span.start:span.end] == "First look the order up with `lookup_order`."
+    assert span.exact and POLICY[span.start : span.end] == "First look the order up with `lookup_order`."
     # a paraphrase is pointed at the policy's own sentence
     paraphrased = result.provenance["say_on_its_way"]
     assert not paraphrased.exact
-    assert graph.node("say_on_its_way").cite == ("An order that was not delivered yet cannot be refunded: "
-                                                  "explain that it is still on its way.")
+    assert graph.node("say_on_its_way").cite == (
+        "An order that was not delivered yet cannot be refunded: explain that it is still on its way."
+    )
     assert [p.message for p in seen] == ["Drafting…"]
 
 
@@ -99,8 +100,9 @@ def test_broken_json_is_repaired_too(fake_openai: FakeOpenAIServer, shop: Domain
     assert len(result.graph.nodes) == len(VALID["nodes"])
 
 
-def test_a_draft_still_invalid_after_n_attempts_is_rejected_with_its_problems(fake_openai: FakeOpenAIServer,
-                                                                               shop: DomainContext) -> None:
+def test_a_draft_still_invalid_after_n_attempts_is_rejected_with_its_problems(
+    fake_openai: FakeOpenAIServer, shop: DomainContext
+) -> None:
     fake_openai.script = fake_model(invalid_draft())
     with pytest.raises(DraftError) as caught:
         _draft(fake_openai, shop, max_attempts=3)
@@ -117,7 +119,10 @@ def test_a_schema_mismatch_is_named_in_the_repair_request(fake_openai: FakeOpenA
     wrong["nodes"][2]["kind"] = "branch"
     fake_openai.script = fake_model(wrong, VALID)
     _draft(fake_openai, shop)
-    assert "nodes.2.kind: Input should be 'start', 'decision', 'action' or 'end'" in fake_openai.requests[1]["messages"][-1]["content"]
+    assert (
+        "nodes.2.kind: Input should be 'start', 'decision', 'action' or 'end'"
+        in fake_openai.requests[1]["messages"][-1]["content"]
+    )
 
 
 # --- long documents ------------------------------------------------------------------------------
@@ -137,26 +142,72 @@ A customer who asks where the order is gets the tracking link. Then close the ti
 {pad}
 """.format(pad="This paragraph explains the background of the rule above in some detail. " * 3)
 
-PART_1 = {"fields": [], "nodes": [
-    {"id": "start", "kind": "start", "label": "Customer writes in", "source": "Customers write to us about their orders."},
-    {"id": "lookup", "kind": "action", "label": "Look the order up", "tool": "lookup_order",
-     "source": "First look the order up with `lookup_order`."}], "edges": [{"from": "start", "to": "lookup"}]}
-PART_2 = {"fields": [{"name": "Demand", "source": "user", "values": ["refund"]}], "nodes": [
-    {"id": "demand", "kind": "decision", "label": "What do they want?", "field": "Demand",
-     "source": "Find out what the customer wants."},
-    {"id": "refund", "kind": "action", "label": "Refund", "tool": "refund_order",
-     "source": "A customer who asks for a refund gets one with `refund_order`."},
-    {"id": "resolved", "kind": "end", "label": "Resolved", "outcome": "resolved",
-     "source": "Close the ticket as resolved once the refund is made."}],
-    "edges": [{"from": "demand", "to": "refund", "when": ["refund"]}, {"from": "refund", "to": "resolved"}]}
-PART_3 = {"fields": [{"name": "Demand", "source": "user", "values": ["where_is_it"]}], "nodes": [
-    {"id": "start", "kind": "start", "label": "again", "source": "Customers write to us about their orders."},
-    {"id": "say_tracking", "kind": "action", "label": "Share tracking", "say": "Share the tracking link",
-     "source": "A customer who asks where the order is gets the tracking link."},
-    {"id": "resolved", "kind": "end", "label": "Closed (other label)", "outcome": "resolved",
-     "source": "Then close the ticket as resolved."}],
-    "edges": [{"from": "start", "to": "say_tracking"}, {"from": "demand", "to": "say_tracking", "when": ["where_is_it"]},
-              {"from": "say_tracking", "to": "resolved"}]}
+PART_1 = {
+    "fields": [],
+    "nodes": [
+        {"id": "start", "kind": "start", "label": "Customer writes in", "source": "Customers write to us about their orders."},
+        {
+            "id": "lookup",
+            "kind": "action",
+            "label": "Look the order up",
+            "tool": "lookup_order",
+            "source": "First look the order up with `lookup_order`.",
+        },
+    ],
+    "edges": [{"from": "start", "to": "lookup"}],
+}
+PART_2 = {
+    "fields": [{"name": "Demand", "source": "user", "values": ["refund"]}],
+    "nodes": [
+        {
+            "id": "demand",
+            "kind": "decision",
+            "label": "What do they want?",
+            "field": "Demand",
+            "source": "Find out what the customer wants.",
+        },
+        {
+            "id": "refund",
+            "kind": "action",
+            "label": "Refund",
+            "tool": "refund_order",
+            "source": "A customer who asks for a refund gets one with `refund_order`.",
+        },
+        {
+            "id": "resolved",
+            "kind": "end",
+            "label": "Resolved",
+            "outcome": "resolved",
+            "source": "Close the ticket as resolved once the refund is made.",
+        },
+    ],
+    "edges": [{"from": "demand", "to": "refund", "when": ["refund"]}, {"from": "refund", "to": "resolved"}],
+}
+PART_3 = {
+    "fields": [{"name": "Demand", "source": "user", "values": ["where_is_it"]}],
+    "nodes": [
+        {"id": "start", "kind": "start", "label": "again", "source": "Customers write to us about their orders."},
+        {
+            "id": "say_tracking",
+            "kind": "action",
+            "label": "Share tracking",
+            "say": "Share the tracking link",
+            "source": "A customer who asks where the order is gets the tracking link.",
+        },
+        {
+            "id": "resolved",
+            "kind": "end",
+            "label": "Closed (other label)",
+            "outcome": "resolved",
+            "source": "Then close the ticket as resolved.",
+        },
+    ],
+    "edges": [
+        {"from": "start", "to": "say_tracking"},
+        {"from": "demand", "to": "say_tracking", "when": ["where_is_it"]},
+        {"from": "say_tracking", "to": "resolved"},
+    ],
+}
 
 
 def _by_part(parts: dict[int, Any], final: Any = None):
@@ -166,6 +217,7 @@ def _by_part(parts: dict[int, Any], final: Any = None):
             return json.dumps(final)
         number = int(text.split("(part ", 1)[1][0])
         return json.dumps(parts[number])
+
     return script
 
 
@@ -178,7 +230,9 @@ def test_a_long_document_is_drafted_in_sections_and_merged(fake_openai: FakeOpen
     assert titles == ["(part 1 of 3: Intake)", "(part 2 of 3: Refunds)", "(part 3 of 3: Tracking)"]
     # later parts see what was drafted before, so shared steps keep their ids
     second = fake_openai.requests[1]["messages"][1]["content"]
-    assert "=== ALREADY DRAFTED FROM EARLIER PARTS ===" in second and "- lookup (action: lookup_order) Look the order up" in second
+    assert (
+        "=== ALREADY DRAFTED FROM EARLIER PARTS ===" in second and "- lookup (action: lookup_order) Look the order up" in second
+    )
     graph = result.graph
     assert [n.id for n in graph.nodes] == ["start", "lookup", "demand", "refund", "resolved", "say_tracking"]
     assert graph.node("resolved").label == "Resolved"  # the first definition is kept
@@ -188,15 +242,18 @@ def test_a_long_document_is_drafted_in_sections_and_merged(fake_openai: FakeOpen
     assert validate_graph(graph, tools=shop.tool_names, expr_names=shop.expr_names) == []
     # provenance is found in the whole document
     span = result.provenance["say_tracking"]
-    assert LONG[span.start:span.end] == "A customer who asks where the order is gets the tracking link."
+    assert LONG[span.start : span.end] == "A customer who asks where the order is gets the tracking link."
     assert [p.message for p in seen] == ["Drafting part 1 of 3…", "Drafting part 2 of 3…", "Drafting part 3 of 3…"]
 
 
 def test_a_merged_draft_with_problems_gets_a_final_repair(fake_openai: FakeOpenAIServer, shop: DomainContext) -> None:
     part_3 = json.loads(json.dumps(PART_3))
     part_3["edges"] = [e for e in part_3["edges"] if e["from"] != "demand"]  # the where_is_it branch is never drawn
-    fixed = {"fields": [*PART_2["fields"], *PART_3["fields"]], "nodes": [*PART_1["nodes"], *PART_2["nodes"], *PART_3["nodes"][1:2]],
-             "edges": [*PART_1["edges"], {"from": "lookup", "to": "demand"}, *PART_2["edges"], *PART_3["edges"][1:]]}
+    fixed = {
+        "fields": [*PART_2["fields"], *PART_3["fields"]],
+        "nodes": [*PART_1["nodes"], *PART_2["nodes"], *PART_3["nodes"][1:2]],
+        "edges": [*PART_1["edges"], {"from": "lookup", "to": "demand"}, *PART_2["edges"], *PART_3["edges"][1:]],
+    }
     fake_openai.script = _by_part({1: PART_1, 2: PART_2, 3: part_3}, final=fixed)
     result = _draft(fake_openai, shop, text=LONG, section_chars=500)
     assert len(fake_openai.requests) == 4
@@ -216,6 +273,7 @@ def test_no_start_in_the_first_section_is_a_problem_to_repair(fake_openai: FakeO
 
 
 # --- the provider ---------------------------------------------------------------------------------
+
 
 class _RefusesSchemas:
     """A client whose provider rejects `response_format` the way some OpenAI-compatible servers do."""

@@ -13,28 +13,78 @@ from sage_desk.core.sop.io import load_graph_located
 
 NORTHLINE = Path(__file__).resolve().parents[3] / "sops" / "northline" / "sop.yaml"
 
-TRICKY = ["yes", "No", "null", "~", "true", "1.5", "007", "", " padded ", "a: b", "# not a comment", "- dash",
-          "[x]", "{y}", "it's", 'say "hi"', "back\\slash", "two\nlines", "tab\there", "café ☕", "line\u2028sep",
-          "nel\x85x", "del\x7fx", "bom\ufeffx", "*alias", "&anchor", "!tag", "%percent", "@at", "`tick`", "e5", "0x1F"]
+TRICKY = [
+    "yes",
+    "No",
+    "null",
+    "~",
+    "true",
+    "1.5",
+    "007",
+    "",
+    " padded ",
+    "a: b",
+    "# not a comment",
+    "- dash",
+    "[x]",
+    "{y}",
+    "it's",
+    'say "hi"',
+    "back\\slash",
+    "two\nlines",
+    "tab\there",
+    "café ☕",
+    "line\u2028sep",
+    "nel\x85x",
+    "del\x7fx",
+    "bom\ufeffx",
+    "*alias",
+    "&anchor",
+    "!tag",
+    "%percent",
+    "@at",
+    "`tick`",
+    "e5",
+    "0x1F",
+]
 
 
 def _rich_graph(texts: list[str]) -> Graph:
     return Graph(
-        name="rich", title="Rich: graph", description=texts[0],
-        fields={"Demand": FieldSpec(source="user", values=["refund", texts[1], "n"], description=texts[2]),
-                "order.status": FieldSpec(source="system", values=["shipped"])},
+        name="rich",
+        title="Rich: graph",
+        description=texts[0],
+        fields={
+            "Demand": FieldSpec(source="user", values=["refund", texts[1], "n"], description=texts[2]),
+            "order.status": FieldSpec(source="system", values=["shipped"]),
+        },
         nodes=[
             Node(id="start", kind="start", label=texts[3], pos=(0.5, -120)),
             Node(id="ask", kind="decision", field="Demand", note=texts[4], cite=texts[5]),
-            Node(id="pay", kind="action", tool="refund",
-                 args={"order_id": "=order.order_id", "amount": 12.5, "count": 3, "flag": True, "none": None,
-                       "nested": {"k": [1, "two", texts[6]]}, texts[7] or "empty": texts[8]}),
+            Node(
+                id="pay",
+                kind="action",
+                tool="refund",
+                args={
+                    "order_id": "=order.order_id",
+                    "amount": 12.5,
+                    "count": 3,
+                    "flag": True,
+                    "none": None,
+                    "nested": {"k": [1, "two", texts[6]]},
+                    texts[7] or "empty": texts[8],
+                },
+            ),
             Node(id="say", kind="action", say=texts[9]),
             Node(id="end", kind="end", outcome="resolved", pos=(1e6, 2.25)),
         ],
-        edges=[Edge(source="start", target="ask"), Edge(source="ask", target="pay", when="refund"),
-               Edge(source="ask", target="say", when=[texts[1], "n"]), Edge(source="pay", target="end"),
-               Edge(source="say", target="end")],
+        edges=[
+            Edge(source="start", target="ask"),
+            Edge(source="ask", target="pay", when="refund"),
+            Edge(source="ask", target="say", when=[texts[1], "n"]),
+            Edge(source="pay", target="end"),
+            Edge(source="say", target="end"),
+        ],
     )
 
 
@@ -66,13 +116,17 @@ def test_minimal_graph_is_canonical() -> None:
 
 
 def test_canonical_layout() -> None:
-    graph = Graph(name="t", fields={"F": FieldSpec(source="user", values=["a", "b"])},
-                  nodes=[Node(id="d", kind="decision", field="F", label="Which one?", pos=(10, 20.5))],
-                  edges=[Edge(source="d", target="x", when=["a", "b"])])
+    graph = Graph(
+        name="t",
+        fields={"F": FieldSpec(source="user", values=["a", "b"])},
+        nodes=[Node(id="d", kind="decision", field="F", label="Which one?", pos=(10, 20.5))],
+        edges=[Edge(source="d", target="x", when=["a", "b"])],
+    )
     assert dumps_graph(graph) == (
         "version: 1\nname: t\nfields:\n  F:\n    source: user\n    values: [a, b]\nnodes:\n"
         '- id: d\n  kind: decision\n  label: "Which one?"\n  field: F\n  pos: [10, 20.5]\n'
-        "edges:\n- {from: d, to: x, when: [a, b]}\n")
+        "edges:\n- {from: d, to: x, when: [a, b]}\n"
+    )
 
 
 def test_shipped_northline_graph_is_canonical() -> None:
@@ -99,11 +153,14 @@ def test_loading_keeps_positions_for_messages(tmp_path: Path) -> None:
     assert located.where(("nodes", 0, "kind")) == (4, 3)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("- a\n- b\n", "expected a SOP graph (a mapping with nodes and edges), found list"),
-    ("just words\n", "expected a SOP graph (a mapping with nodes and edges), found str"),
-    ("name: [unclosed\n", "YAML syntax: did not find expected ',' or ']'"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("- a\n- b\n", "expected a SOP graph (a mapping with nodes and edges), found list"),
+        ("just words\n", "expected a SOP graph (a mapping with nodes and edges), found str"),
+        ("name: [unclosed\n", "YAML syntax: did not find expected ',' or ']'"),
+    ],
+)
 def test_not_a_graph(text: str, message: str) -> None:
     with pytest.raises(SopError) as info:
         loads_graph(text, "x.yaml")

@@ -10,13 +10,19 @@ from sage_desk.core.sop.layout import apply_layout, layered_positions
 
 
 def _graph() -> Graph:
-    return Graph.model_validate({
-        "name": "t",
-        "fields": {"F": {"source": "user", "values": ["a", "b"]}},
-        "nodes": [{"id": "s", "kind": "start"}, {"id": "d", "kind": "decision", "field": "F"},
-                  {"id": "x", "kind": "end", "outcome": "resolved"}, {"id": "y", "kind": "end", "outcome": "refused"}],
-        "edges": [{"from": "s", "to": "d"}, {"from": "d", "to": "x", "when": "a"}, {"from": "d", "to": "y", "when": ["b"]}],
-    })
+    return Graph.model_validate(
+        {
+            "name": "t",
+            "fields": {"F": {"source": "user", "values": ["a", "b"]}},
+            "nodes": [
+                {"id": "s", "kind": "start"},
+                {"id": "d", "kind": "decision", "field": "F"},
+                {"id": "x", "kind": "end", "outcome": "resolved"},
+                {"id": "y", "kind": "end", "outcome": "refused"},
+            ],
+            "edges": [{"from": "s", "to": "d"}, {"from": "d", "to": "x", "when": "a"}, {"from": "d", "to": "y", "when": ["b"]}],
+        }
+    )
 
 
 def test_lookups() -> None:
@@ -36,13 +42,16 @@ def test_edge_aliases_and_values() -> None:
     assert Edge(source="a", target="b", when=["v", "w"]).model_dump(by_alias=True) == {"from": "a", "to": "b", "when": ["v", "w"]}
 
 
-@pytest.mark.parametrize(("data", "fragment"), [
-    ({"id": "", "kind": "start"}, "node id must not be empty"),
-    ({"id": "a b", "kind": "start"}, "must not contain spaces"),
-    ({"id": "a", "kind": "fork"}, "Input should be 'start', 'decision', 'action' or 'end'"),
-    ({"id": "a", "kind": "start", "colour": "red"}, "Extra inputs are not permitted"),
-    ({"id": "a", "kind": "start", "pos": [1]}, "pos"),
-])
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        ({"id": "", "kind": "start"}, "node id must not be empty"),
+        ({"id": "a b", "kind": "start"}, "must not contain spaces"),
+        ({"id": "a", "kind": "fork"}, "Input should be 'start', 'decision', 'action' or 'end'"),
+        ({"id": "a", "kind": "start", "colour": "red"}, "Extra inputs are not permitted"),
+        ({"id": "a", "kind": "start", "pos": [1]}, "pos"),
+    ],
+)
 def test_bad_nodes(data: dict, fragment: str) -> None:
     with pytest.raises(ValidationError, match=fragment):
         Node.model_validate(data)
@@ -81,16 +90,25 @@ def test_layout_survives_cycles_and_keeps_the_original() -> None:
 
 def test_layout_wraps_a_wide_layer_and_puts_every_ending_last() -> None:
     values = [f"v{i}" for i in range(20)]
-    graph = Graph.model_validate({
-        "name": "wide",
-        "fields": {"F": {"source": "user", "values": values}},
-        "nodes": [{"id": "s", "kind": "start"}, {"id": "d", "kind": "decision", "field": "F"},
-                  {"id": "early", "kind": "end", "outcome": "refused"}, {"id": "done", "kind": "end", "outcome": "resolved"},
-                  *({"id": f"a{i}", "kind": "action", "say": "ok"} for i in range(19))],
-        "edges": [{"from": "s", "to": "d"}, {"from": "d", "to": "early", "when": "v19"},
-                  *({"from": "d", "to": f"a{i}", "when": f"v{i}"} for i in range(19)),
-                  *({"from": f"a{i}", "to": "done"} for i in range(19))],
-    })
+    graph = Graph.model_validate(
+        {
+            "name": "wide",
+            "fields": {"F": {"source": "user", "values": values}},
+            "nodes": [
+                {"id": "s", "kind": "start"},
+                {"id": "d", "kind": "decision", "field": "F"},
+                {"id": "early", "kind": "end", "outcome": "refused"},
+                {"id": "done", "kind": "end", "outcome": "resolved"},
+                *({"id": f"a{i}", "kind": "action", "say": "ok"} for i in range(19)),
+            ],
+            "edges": [
+                {"from": "s", "to": "d"},
+                {"from": "d", "to": "early", "when": "v19"},
+                *({"from": "d", "to": f"a{i}", "when": f"v{i}"} for i in range(19)),
+                *({"from": f"a{i}", "to": "done"} for i in range(19)),
+            ],
+        }
+    )
     positions = layered_positions(graph)
     rows: dict[float, int] = {}
     for _x, y in positions.values():

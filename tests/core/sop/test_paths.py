@@ -47,7 +47,11 @@ edges:
 def test_every_path_with_assignments_actions_and_outcome() -> None:
     paths = enumerate_paths(_graph(BRANCHY))
     assert [(p.id, p.outcome) for p in paths] == [
-        ("refund/shipped", "resolved"), ("refund/pending", "refused"), ("status", "info_requested"), ("other", "refused")]
+        ("refund/shipped", "resolved"),
+        ("refund/pending", "refused"),
+        ("status", "info_requested"),
+        ("other", "refused"),
+    ]
     first = paths[0]
     assert first.nodes == ["start", "ask", "stage", "pay", "ok"]
     assert first.end == "ok"
@@ -55,8 +59,13 @@ def test_every_path_with_assignments_actions_and_outcome() -> None:
     assert first.actions == [{"node": "pay", "tool": "refund", "args": {"order_id": "=order.order_id"}}]
     assert paths[2].actions == [{"node": "tell", "say": "Share tracking"}]
     assert paths[3].assignments == {"Demand": "other"}
-    assert paths[3].to_json() == {"id": "other", "nodes": ["start", "ask", "no"], "actions": [],
-                                  "assignments": {"Demand": "other"}, "outcome": "refused"}
+    assert paths[3].to_json() == {
+        "id": "other",
+        "nodes": ["start", "ask", "no"],
+        "actions": [],
+        "assignments": {"Demand": "other"},
+        "outcome": "refused",
+    }
 
 
 def test_path_allows() -> None:
@@ -160,7 +169,9 @@ def test_graph_without_decisions_has_one_main_path() -> None:
 
 
 def test_same_decisions_twice_get_distinct_ids() -> None:
-    doubled = BRANCHY.replace("- {from: ask, to: no, when: other}", "- {from: ask, to: no, when: other}\n- {from: ask, to: info, when: other}")
+    doubled = BRANCHY.replace(
+        "- {from: ask, to: no, when: other}", "- {from: ask, to: no, when: other}\n- {from: ask, to: info, when: other}"
+    )
     ids = [p.id for p in enumerate_paths(_graph(doubled))]
     assert ids[-2:] == ["other", "other~2"]
     assert len(set(ids)) == len(ids)

@@ -57,7 +57,11 @@ def test_a_system_decision_with_no_read_before_it_is_a_located_warning(northline
 def test_a_classification_step_drawn_as_an_action_is_scored_as_classification(northline_copy: Path):
     sop = northline_copy / "sop.yaml"
     _edit(sop, "- {from: lookup, to: demand}", "- {from: lookup, to: classify}\n- {from: classify, to: demand}")
-    _edit(sop, "- id: demand\n", "- id: classify\n  kind: action\n  label: Classify the request\n  tool: tag_ticket\n  pos: [0, 300]\n- id: demand\n")
+    _edit(
+        sop,
+        "- id: demand\n",
+        "- id: classify\n  kind: action\n  label: Classify the request\n  tool: tag_ticket\n  pos: [0, 300]\n- id: demand\n",
+    )
     (warning,) = warnings_of(northline_copy)
     assert "tag_ticket on the graph is read as the classification step" in warning
     bundle = load_domain(northline_copy)
@@ -67,11 +71,14 @@ def test_a_classification_step_drawn_as_an_action_is_scored_as_classification(no
     case = next(c for c in load_suite(northline_copy / "cases.jsonl") if c.id == "nl-001")
     case = case.model_copy(update={"expected": ground_truth(bundle, case)})
     assert [a.tool for a in case.expected.actions if a.tool] == ["lookup_order", "tag_ticket"]
-    events = [CustomerMessage(text=case.opening), ToolCall(name="lookup_order", arguments={"order_id": case.grounding["order"]}),
-              ToolCall(name="tag_ticket", arguments={"intent": case.truth["CoreDemand"]}, kind="helpdesk"),
-              TicketTagged(intent=case.truth["CoreDemand"], slots={k: v for k, v in case.truth.items() if k != "CoreDemand"}),
-              ToolCall(name="close_ticket", arguments={"outcome": "resolved", "summary": "ok"}, kind="helpdesk"),
-              TicketClosed(outcome=case.expected.outcome)]
+    events = [
+        CustomerMessage(text=case.opening),
+        ToolCall(name="lookup_order", arguments={"order_id": case.grounding["order"]}),
+        ToolCall(name="tag_ticket", arguments={"intent": case.truth["CoreDemand"]}, kind="helpdesk"),
+        TicketTagged(intent=case.truth["CoreDemand"], slots={k: v for k, v in case.truth.items() if k != "CoreDemand"}),
+        ToolCall(name="close_ticket", arguments={"outcome": "resolved", "summary": "ok"}, kind="helpdesk"),
+        TicketClosed(outcome=case.expected.outcome),
+    ]
     for i, e in enumerate(events):
         e.seq = i
     failed = [v.criterion for v in evaluate(case, bundle, events) if v.passed is False]
@@ -80,7 +87,8 @@ def test_a_classification_step_drawn_as_an_action_is_scored_as_classification(no
 
 def test_a_graph_that_never_ends_short_of_resolved_warns_that_no_trap_can_be_made(tmp_path: Path, capsys):
     sop = tmp_path / "sop.yaml"
-    sop.write_text("""\
+    sop.write_text(
+        """\
 version: 1
 name: flat
 fields:
@@ -96,7 +104,9 @@ edges:
 - {from: want, to: info, when: info}
 - {from: want, to: human, when: human}
 - {from: info, to: done}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     assert main(["validate", str(sop)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"{sop}:5:1: warning: every path ends resolved or escalated") and out[-1] == "ok (1 warning)"

@@ -26,7 +26,9 @@ Nested body.
 
 
 def test_a_short_document_is_one_section() -> None:
-    assert split_sections(NORTHLINE_POLICY) == [Section("# Northline Customer Support Policy".lstrip("# "), 0, len(NORTHLINE_POLICY))]
+    assert split_sections(NORTHLINE_POLICY) == [
+        Section("# Northline Customer Support Policy".lstrip("# "), 0, len(NORTHLINE_POLICY))
+    ]
     assert split_sections("   \n") == []
 
 
@@ -43,9 +45,13 @@ def test_a_long_document_packs_heading_blocks_up_to_the_limit() -> None:
     assert all(s.end - s.start <= 1500 for s in sections)
     assert [s.start for s in sections][0] == 0 and sections[-1].end == len(NORTHLINE_POLICY)
     assert all(a.end == b.start for a, b in zip(sections, sections[1:], strict=False))
-    assert [s.title for s in sections] == ["Northline Customer Support Policy", "1. Before anything else",
-                                           "2. Where is my order?", "4. Damaged or wrong items",
-                                           "7. Faults, warranty and wear and tear"]
+    assert [s.title for s in sections] == [
+        "Northline Customer Support Policy",
+        "1. Before anything else",
+        "2. Where is my order?",
+        "4. Damaged or wrong items",
+        "7. Faults, warranty and wear and tear",
+    ]
 
 
 def test_a_block_longer_than_the_limit_is_cut_at_paragraphs_then_lines() -> None:
@@ -63,7 +69,12 @@ def test_a_block_longer_than_the_limit_is_cut_at_paragraphs_then_lines() -> None
 def test_sentences_split_at_ends_list_items_and_headings_not_after_list_numbers() -> None:
     text = "## 1. Title here\n1. First. Second one\n   wraps here.\n- item: Next\n"
     assert [s.text(text) for s in sentences(text)] == [
-        "## 1. Title here", "First.", "Second one\n   wraps here.", "item:", "Next"]
+        "## 1. Title here",
+        "First.",
+        "Second one\n   wraps here.",
+        "item:",
+        "Next",
+    ]
 
 
 def test_locate_verbatim_loosely_and_by_similarity() -> None:
@@ -87,12 +98,11 @@ def test_locate_looks_inside_a_range_first() -> None:
     assert span is not None and span.start == 23
 
 
-
 def test_unwrap_joins_wrapped_lines_and_maps_every_offset() -> None:
     text = "# Title\nnot joined to the heading\n\n1. A list item that\n   wraps here.\n2. Next item\n| a | b |\n| c | d |\n"
     shown, positions = unwrap(text)
     assert shown == "# Title\nnot joined to the heading\n\n1. A list item that wraps here.\n2. Next item\n| a | b |\n| c | d |\n"
     assert len(positions) == len(text) + 1 and positions[-1] == len(shown)
     start, end = text.index("that"), text.index("here.") + 5
-    assert shown[positions[start]:positions[end]] == "that wraps here."
+    assert shown[positions[start] : positions[end]] == "that wraps here."
     assert all(shown[positions[i]] == ch for i, ch in enumerate(text) if not ch.isspace())

@@ -53,8 +53,11 @@ def rule_failures(store, conversation_id):
 
 
 def judge_mean(store, conversation_id):
-    scores = [v.score for v in store.effective_verdicts(conversation_id=conversation_id)
-              if v.source != "rules" and v.score is not None and not v.unscored]
+    scores = [
+        v.score
+        for v in store.effective_verdicts(conversation_id=conversation_id)
+        if v.source != "rules" and v.score is not None and not v.unscored
+    ]
     return sum(scores) / len(scores)
 
 
@@ -66,7 +69,11 @@ def test_one_row_per_conversation_in_case_model_repeat_order(store, run_id):
     assert table.domain == "northline"
     row = table.row_of(records[4].id)
     assert (table.case_ids[row], table.agents[row], table.repeats[row], table.buckets[row]) == (
-        records[4].case_id, records[4].agent, records[4].repeat, records[4].bucket)
+        records[4].case_id,
+        records[4].agent,
+        records[4].repeat,
+        records[4].bucket,
+    )
 
 
 def test_summaries_match_the_verdicts(store, run_id):
@@ -88,13 +95,15 @@ def test_filters_narrow_the_list(store, run_id):
     oracle = table.filter(BrowseFilter(agent="baseline:oracle"))
     assert {table.ids[i] for i in oracle} == {c.id for c in records.values() if c.agent == "baseline:oracle"}
     adversarial = table.filter(BrowseFilter(bucket="adversarial", conflict=records[table.ids[0]].conflict))
-    assert {table.ids[i] for i in adversarial} == {c.id for c in records.values()
-                                                  if c.bucket == "adversarial" and c.conflict == records[table.ids[0]].conflict}
+    assert {table.ids[i] for i in adversarial} == {
+        c.id for c in records.values() if c.bucket == "adversarial" and c.conflict == records[table.ids[0]].conflict
+    }
     failures = table.filter(BrowseFilter(failures_only=True))
     assert {table.ids[i] for i in failures} == {cid for cid in records if rule_failures(store, cid) > 0}
     assert 0 < len(failures) < len(table)
-    catastrophic = {v.conversation_id for v in store.verdicts(run_id=run_id)
-                    if v.criterion.startswith("catastrophic.") and v.passed is False}
+    catastrophic = {
+        v.conversation_id for v in store.verdicts(run_id=run_id) if v.criterion.startswith("catastrophic.") and v.passed is False
+    }
     assert {table.ids[i] for i in table.filter(BrowseFilter(failing="catastrophic.*"))} == catastrophic
     outcome = {v.conversation_id for v in store.verdicts(run_id=run_id) if v.criterion == "outcome" and v.passed is False}
     assert {table.ids[i] for i in table.filter(BrowseFilter(failing="outcome"))} == outcome
@@ -108,14 +117,18 @@ def test_text_search_finds_ids_cases_models_and_failed_criteria(store, run_id):
     one = table.ids[7]
     assert table.filter(BrowseFilter(text=one[2:8].upper())) == [7]
     escalated = table.filter(BrowseFilter(text="escalation.unneeded"))
-    assert {table.ids[i] for i in escalated} == {v.conversation_id for v in store.verdicts(run_id=run_id)
-                                                 if v.criterion == "escalation.unneeded" and v.passed is False}
+    assert {table.ids[i] for i in escalated} == {
+        v.conversation_id for v in store.verdicts(run_id=run_id) if v.criterion == "escalation.unneeded" and v.passed is False
+    }
 
 
 def test_transcript_search_reads_customer_and_agent_messages(store, run_id):
     word = "tracking"
-    expected = {cid for cid, events in store.events_many(store.conversation_table(run_id).ids).items()
-                if any(e.type in ("customer_message", "agent_message") and word in e.text.lower() for e in events)}
+    expected = {
+        cid
+        for cid, events in store.events_many(store.conversation_table(run_id).ids).items()
+        if any(e.type in ("customer_message", "agent_message") and word in e.text.lower() for e in events)
+    }
     found = store.search_transcripts(run_id, word.upper())
     assert found == expected and found
     assert store.search_transcripts(run_id, "no such words anywhere %") == set()

@@ -19,8 +19,11 @@ PENDING = ("pending", "running", "cancelled")
 def _as_another_machine(store: Store, owner_id: int, beat_ago_s: float) -> None:
     """Make an owner row look like a process on another host whose last heartbeat was `beat_ago_s` ago."""
     with store._writing() as session:
-        session.execute(update(RunOwnerRow).where(RunOwnerRow.id == owner_id)
-                        .values(host="gpu-node-7", pid=4242, heartbeat_at=utcnow() - timedelta(seconds=beat_ago_s)))
+        session.execute(
+            update(RunOwnerRow)
+            .where(RunOwnerRow.id == owner_id)
+            .values(host="gpu-node-7", pid=4242, heartbeat_at=utcnow() - timedelta(seconds=beat_ago_s))
+        )
 
 
 def test_a_live_owner_refuses_a_second_and_a_stale_one_is_taken_over(any_store: Store, make_run) -> None:

@@ -15,8 +15,13 @@ from sage_desk.core.scoring.hooks import VerdictHooks, verdict_hook
 from sage_desk.core.store import Store
 from sage_desk.core.store.batch import BatchWriter, StoreLink
 
-SPEC = dict(domain="northline", agents=["baseline:oracle", "baseline:complier"], cases=["nl-001", "nl-002", "nl-003"],
-            repeats=2, concurrency=3)
+SPEC = dict(
+    domain="northline",
+    agents=["baseline:oracle", "baseline:complier"],
+    cases=["nl-001", "nl-002", "nl-003"],
+    repeats=2,
+    concurrency=3,
+)
 
 
 def _store(tmp_path, name="runs.db"):

@@ -127,10 +127,23 @@ def test_a_judge_whose_call_failed_leaves_its_conversation_unjudged(tmp_path):
         store.start_conversation(cid)
         store.finish(cid, TerminationReason.CLOSED, events=[])
         store.save_verdicts(cid, "rules", [Verdict(source="rules", criterion="outcome", passed=True)])
-    store.save_verdicts(failed, "judge:m", [Verdict(source="judge:m", criterion="judge", unscored=True,
-                                                    rationale="unscored: the judge failed: gave up after 5 attempt(s)")])
-    store.save_verdicts(answered, "judge:m", [Verdict(source="judge:m", criterion="judge.empathy", unscored=True,
-                                                      rationale="unscored: no JSON object in the reply")])
+    store.save_verdicts(
+        failed,
+        "judge:m",
+        [
+            Verdict(
+                source="judge:m",
+                criterion="judge",
+                unscored=True,
+                rationale="unscored: the judge failed: gave up after 5 attempt(s)",
+            )
+        ],
+    )
+    store.save_verdicts(
+        answered,
+        "judge:m",
+        [Verdict(source="judge:m", criterion="judge.empathy", unscored=True, rationale="unscored: no JSON object in the reply")],
+    )
     assert [c.id for c in store.unjudged_conversations(run_id, ["rules", "judge:m"])] == [failed]
 
 
@@ -145,7 +158,7 @@ def test_a_database_corrupted_after_it_was_written_is_one_clear_store_error(tmp_
     page, pages = 4096, len(data) // 4096
     damaged = range(8, pages - 1) if damage == "most pages" else range(pages - 3, pages)
     for number in damaged:
-        data[number * page:(number + 1) * page] = b"\xde\xad\xbe\xef" * (page // 4)
+        data[number * page : (number + 1) * page] = b"\xde\xad\xbe\xef" * (page // 4)
     path.write_bytes(bytes(data))
     with pytest.raises(StoreError) as caught, Store(f"sqlite:///{path}") as store:
         store.conversations(run_id=run_id)
@@ -159,11 +172,14 @@ def test_a_path_given_as_the_database_is_a_sqlite_file(tmp_path, monkeypatch):
     assert (tmp_path / "runs.db").is_file()
 
 
-@pytest.mark.parametrize(("given", "said"), [
-    ("postgresql+psycopg://::bad", "not a database URL: 'postgresql+psycopg://::bad'"),
-    ("foo://somewhere/db", "no database driver for 'foo'"),
-    ("  ", "no database given"),
-])
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("postgresql+psycopg://::bad", "not a database URL: 'postgresql+psycopg://::bad'"),
+        ("foo://somewhere/db", "no database driver for 'foo'"),
+        ("  ", "no database given"),
+    ],
+)
 def test_a_database_url_nobody_can_read_is_one_clear_error(given, said):
     with pytest.raises(StoreError) as caught:
         Store(given)

@@ -121,9 +121,13 @@ def test_the_guard_keeps_the_log_under_an_open_transaction(tmp_path: Path, make_
             _touch_the_file(path)
             subprocess.run([sys.executable, "-c", SQLITE_READS, str(path)], check=True, timeout=60)  # sqlite3, a backup
             kept = wal_identity(str(path)) == log
-        seen = subprocess.run([sys.executable, "-c", f"from sage_desk.core.store import Store\n"
-                               f"print(Store({url!r}).get_run({run_id!r}).domain)"],
-                              check=True, timeout=60, capture_output=True, text=True).stdout.strip()
+        seen = subprocess.run(
+            [sys.executable, "-c", f"from sage_desk.core.store import Store\nprint(Store({url!r}).get_run({run_id!r}).domain)"],
+            check=True,
+            timeout=60,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
     finally:
         app.close()
     assert (kept, seen) == ((True, "relabelled") if guarded else (False, "northline"))

@@ -107,20 +107,33 @@ def test_upgrading_backfills_the_agent_totals_0002_left_at_zero(tmp_path: Path) 
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = create_engine(url)
-    events = [CustomerMessage(text="hi", seq=0, turn=1), LlmUsage(role="agent", model="m", prompt_tokens=100,
-              completion_tokens=20, cost_usd=0.5, seq=1, turn=1), AgentMessage(text="hello", seq=2, turn=1),
-              LlmUsage(role="user", model="m", prompt_tokens=10, completion_tokens=5, cost_usd=0.25, seq=3, turn=2),
-              CustomerMessage(text="thanks", seq=4, turn=2)]
+    events = [
+        CustomerMessage(text="hi", seq=0, turn=1),
+        LlmUsage(role="agent", model="m", prompt_tokens=100, completion_tokens=20, cost_usd=0.5, seq=1, turn=1),
+        AgentMessage(text="hello", seq=2, turn=1),
+        LlmUsage(role="user", model="m", prompt_tokens=10, completion_tokens=5, cost_usd=0.25, seq=3, turn=2),
+        CustomerMessage(text="thanks", seq=4, turn=2),
+    ]
     with engine.begin() as conn:  # a run recorded before 0002, then upgraded by it: every total reads 0
         command.upgrade(alembic_config(conn), "0003")
-        conn.execute(text("INSERT INTO runs (id, created_at, status, domain, config) "
-                          "VALUES ('r', '2026-11-01 00:00:00', 'finished', 'northline', '{}')"))
-        conn.execute(text("INSERT INTO conversations (id, run_id, case_id, domain, agent, repeat, tactics, status, turns, "
-                          "prompt_tokens, completion_tokens, cost_usd) VALUES ('c', 'r', 'nl-001', 'northline', 'openai/a', "
-                          "0, '[]', 'finished', 0, 0, 0, 0)"))
+        conn.execute(
+            text(
+                "INSERT INTO runs (id, created_at, status, domain, config) "
+                "VALUES ('r', '2026-11-01 00:00:00', 'finished', 'northline', '{}')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO conversations (id, run_id, case_id, domain, agent, repeat, tactics, status, turns, "
+                "prompt_tokens, completion_tokens, cost_usd) VALUES ('c', 'r', 'nl-001', 'northline', 'openai/a', "
+                "0, '[]', 'finished', 0, 0, 0, 0)"
+            )
+        )
         for e in events:
-            conn.execute(text("INSERT INTO events (conversation_id, seq, type, data) VALUES ('c', :seq, :type, :data)"),
-                         {"seq": e.seq, "type": e.type, "data": json.dumps(event_to_dict(e))})
+            conn.execute(
+                text("INSERT INTO events (conversation_id, seq, type, data) VALUES ('c', :seq, :type, :data)"),
+                {"seq": e.seq, "type": e.type, "data": json.dumps(event_to_dict(e))},
+            )
     engine.dispose()
     with Store(url) as store:
         got = store.conversation("c")

@@ -100,8 +100,10 @@ def test_the_marks_metrics_read_are_the_effective_verdicts(judged: Store) -> Non
     judged.add_override(CID, "judge.policy", JUDGE, human_passed=False, reason="it offered a refund", author="ana")
     run_id = judged.latest_run_id()
     assert run_id is not None
-    full = [(v.conversation_id, v.criterion, v.source, v.passed, v.score, v.unscored)
-            for v in judged.effective_verdicts(run_id=run_id)]
+    full = [
+        (v.conversation_id, v.criterion, v.source, v.passed, v.score, v.unscored)
+        for v in judged.effective_verdicts(run_id=run_id)
+    ]
     marks = [(m.conversation_id, m.criterion, m.source, m.passed, m.score, m.unscored) for m in judged.effective_marks(run_id)]
     assert marks == full and (CID, "judge.policy", JUDGE, False, None, False) in marks
 
@@ -110,9 +112,11 @@ def test_many_overrides_at_once_match_one_at_a_time(judged: Store) -> None:
     from sage_desk.core.store.reviews import NewOverride
 
     rules_outcome = judged.verdicts(CID, source="rules")[0]
-    news = [NewOverride(CID, "judge.empathy", JUDGE, human_passed=True, reason="warm", author="ana"),
-            NewOverride(CID, "outcome", "rules", human_passed=False, verdict_id=rules_outcome.id),
-            NewOverride(CID, "never.judged", JUDGE, human_value="billing")]
+    news = [
+        NewOverride(CID, "judge.empathy", JUDGE, human_passed=True, reason="warm", author="ana"),
+        NewOverride(CID, "outcome", "rules", human_passed=False, verdict_id=rules_outcome.id),
+        NewOverride(CID, "never.judged", JUDGE, human_value="billing"),
+    ]
     ids = judged.add_overrides(news)
     assert ids == sorted(ids) and len(set(ids)) == 3
     stored = {o.id: o for o in judged.overrides(conversation_id=CID)}
@@ -122,7 +126,9 @@ def test_many_overrides_at_once_match_one_at_a_time(judged: Store) -> None:
     assert (unjudged.verdict_id, unjudged.human_value) == (None, "billing")
     single = judged.add_override(CID, "judge.empathy", JUDGE, human_passed=True, reason="warm", author="ana")
     assert (stored[ids[0]].verdict_id, stored[ids[0]].original_score) == (
-        judged.overrides(conversation_id=CID)[-1].verdict_id, judged.overrides(conversation_id=CID)[-1].original_score)
+        judged.overrides(conversation_id=CID)[-1].verdict_id,
+        judged.overrides(conversation_id=CID)[-1].original_score,
+    )
     assert single > ids[-1]
 
 

@@ -28,10 +28,13 @@ def _row(store: Store, run_id: str = "x") -> tuple:
 def test_saving_verdicts_rewrites_the_summary(any_store: Store, make_run: Callable[..., str]) -> None:
     make_run(any_store, n=2, run_id="x")
     assert _row(any_store)[0] == -1  # no verdicts yet: no summary
-    any_store.save_verdicts(CID, "rules", [Verdict(criterion="outcome", passed=False),
-                                           Verdict(criterion="catastrophic.free_goods", passed=False)])
-    any_store.save_verdicts_many(JUDGE, {CID: [Verdict(criterion="judge.empathy", passed=False, score=0.2),
-                                               Verdict(criterion="judge.policy", unscored=True)]})
+    any_store.save_verdicts(
+        CID, "rules", [Verdict(criterion="outcome", passed=False), Verdict(criterion="catastrophic.free_goods", passed=False)]
+    )
+    any_store.save_verdicts_many(
+        JUDGE,
+        {CID: [Verdict(criterion="judge.empathy", passed=False, score=0.2), Verdict(criterion="judge.policy", unscored=True)]},
+    )
     failed, mean, failing, overridden, disagree = _row(any_store)
     assert (failed, mean, overridden, disagree) == (2, 0.2, 0, 0)  # the unscored verdict is left out
     assert sorted(failing) == ["catastrophic.free_goods", "judge.empathy", "outcome"]
@@ -46,8 +49,9 @@ def test_overrides_rewrite_the_summary_one_or_many(any_store: Store, make_run: C
     any_store.save_verdicts(CID, JUDGE, [Verdict(criterion="judge.empathy", passed=False, score=0.2)])
     any_store.add_override(CID, "outcome", "rules", human_passed=True, reason="it was handled")
     assert _row(any_store) == (0, 0.2, ("judge.empathy",), 1, 1)
-    any_store.add_overrides([NewOverride(CID, "judge.empathy", JUDGE, human_passed=True, human_score=0.9,
-                                         reason="warm enough", kind="adjudication")])
+    any_store.add_overrides(
+        [NewOverride(CID, "judge.empathy", JUDGE, human_passed=True, human_score=0.9, reason="warm enough", kind="adjudication")]
+    )
     assert _row(any_store) == (0, 0.9, (), 2, 2)
 
 
@@ -56,23 +60,44 @@ def test_the_migration_backfills_summaries_of_runs_recorded_before(tmp_path: Pat
     engine = create_engine(url)
     with engine.begin() as conn:  # a run judged and reviewed before 0007
         command.upgrade(alembic_config(conn), "0006")
-        conn.execute(text("INSERT INTO runs (id, created_at, status, domain, config) "
-                          "VALUES ('x', '2026-11-01 00:00:00', 'finished', 'northline', '{}')"))
+        conn.execute(
+            text(
+                "INSERT INTO runs (id, created_at, status, domain, config) "
+                "VALUES ('x', '2026-11-01 00:00:00', 'finished', 'northline', '{}')"
+            )
+        )
         for cid in (CID, "x-openai/a-c1"):
-            conn.execute(text("INSERT INTO conversations (id, run_id, case_id, domain, agent, repeat, tactics, status, "
-                              "turns, prompt_tokens, completion_tokens, cost_usd, agent_turns, agent_tokens, agent_cost_usd) "
-                              "VALUES (:cid, 'x', 'nl-001', 'northline', 'openai/a', 0, '[]', 'finished', 0, 0, 0, 0, 0, 0, 0)"),
-                         {"cid": cid})
-        verdicts = [("rules", "outcome", False, None), ("rules", "catastrophic.free_goods", True, None),
-                    (JUDGE, "judge.empathy", False, 0.25), (JUDGE, "judge.clarity", True, 0.75)]
+            conn.execute(
+                text(
+                    "INSERT INTO conversations (id, run_id, case_id, domain, agent, repeat, tactics, status, "
+                    "turns, prompt_tokens, completion_tokens, cost_usd, agent_turns, agent_tokens, agent_cost_usd) "
+                    "VALUES (:cid, 'x', 'nl-001', 'northline', 'openai/a', 0, '[]', 'finished', 0, 0, 0, 0, 0, 0, 0)"
+                ),
+                {"cid": cid},
+            )
+        verdicts = [
+            ("rules", "outcome", False, None),
+            ("rules", "catastrophic.free_goods", True, None),
+            (JUDGE, "judge.empathy", False, 0.25),
+            (JUDGE, "judge.clarity", True, 0.75),
+        ]
         for source, criterion, passed, score in verdicts:
-            conn.execute(text("INSERT INTO verdicts (conversation_id, source, criterion, passed, score, rationale, "
-                              "unscored, details, created_at) VALUES (:cid, :source, :criterion, :passed, :score, '', 0, "
-                              "'{}', '2026-11-01 00:00:00')"),
-                         {"cid": CID, "source": source, "criterion": criterion, "passed": passed, "score": score})
-        conn.execute(text("INSERT INTO overrides (conversation_id, criterion, source, original_passed, human_passed, "
-                          "reason, author, created_at, kind) VALUES (:cid, 'outcome', 'rules', 0, 1, '', 'ann', "
-                          "'2026-11-01 00:00:00', 'label')"), {"cid": CID})
+            conn.execute(
+                text(
+                    "INSERT INTO verdicts (conversation_id, source, criterion, passed, score, rationale, "
+                    "unscored, details, created_at) VALUES (:cid, :source, :criterion, :passed, :score, '', 0, "
+                    "'{}', '2026-11-01 00:00:00')"
+                ),
+                {"cid": CID, "source": source, "criterion": criterion, "passed": passed, "score": score},
+            )
+        conn.execute(
+            text(
+                "INSERT INTO overrides (conversation_id, criterion, source, original_passed, human_passed, "
+                "reason, author, created_at, kind) VALUES (:cid, 'outcome', 'rules', 0, 1, '', 'ann', "
+                "'2026-11-01 00:00:00', 'label')"
+            ),
+            {"cid": CID},
+        )
     engine.dispose()
     with Store(url) as store:
         assert _row(store) == (0, 0.5, ("judge.empathy",), 1, 1)

@@ -38,12 +38,23 @@ def _judged(store: Store, make_run: Callable[..., str]) -> None:
     make_run(store, n=3, run_id="x")
     for cid in (CID, "x-openai/a-c1"):  # c2 stays pending: metrics leave it out
         store.finish(cid, TerminationReason.CLOSED, events=[])
-    store.save_verdicts(CID, "rules", [Verdict(criterion="outcome", passed=False),
-                                       Verdict(criterion="catastrophic.free_goods", passed=True)])
-    store.save_verdicts(CID, JUDGE_A, [Verdict(criterion="judge.empathy", passed=False, score=0.2),
-                                       Verdict(criterion="judge.policy", unscored=True)])
-    store.save_verdicts_many(JUDGE_B, {CID: [Verdict(criterion="judge.empathy", passed=True, score=0.6),
-                                             Verdict(criterion="judge.policy", passed=True, score=0.8)]})
+    store.save_verdicts(
+        CID, "rules", [Verdict(criterion="outcome", passed=False), Verdict(criterion="catastrophic.free_goods", passed=True)]
+    )
+    store.save_verdicts(
+        CID,
+        JUDGE_A,
+        [Verdict(criterion="judge.empathy", passed=False, score=0.2), Verdict(criterion="judge.policy", unscored=True)],
+    )
+    store.save_verdicts_many(
+        JUDGE_B,
+        {
+            CID: [
+                Verdict(criterion="judge.empathy", passed=True, score=0.6),
+                Verdict(criterion="judge.policy", passed=True, score=0.8),
+            ]
+        },
+    )
 
 
 def test_marks_are_the_vote_of_the_sources(any_store: Store, make_run: Callable[..., str]) -> None:
@@ -61,15 +72,28 @@ def test_marks_are_the_vote_of_the_sources(any_store: Store, make_run: Callable[
 
 def test_marks_follow_the_label_rule(any_store: Store, make_run: Callable[..., str]) -> None:
     _judged(any_store, make_run)
-    any_store.add_overrides([
-        NewOverride(CID, "outcome", "rules", human_passed=True, author="alice"),  # alice and bob disagree:
-        NewOverride(CID, "outcome", "rules", human_passed=False, author="bob"),  # a dispute keeps the machine's value
-        NewOverride(CID, "judge.empathy", JUDGE_A, human_passed=True, human_score=0.9, author="alice"),
-        NewOverride(CID, "catastrophic.free_goods", "rules", human_passed=True, author="alice"),
-        NewOverride(CID, "catastrophic.free_goods", "rules", human_passed=True, author="bob"),
-    ])
-    any_store.add_overrides([NewOverride(CID, "catastrophic.free_goods", "rules", human_passed=False, author="carol",
-                                         kind="adjudication", reason="free goods")])  # the last word, over an agreement
+    any_store.add_overrides(
+        [
+            NewOverride(CID, "outcome", "rules", human_passed=True, author="alice"),  # alice and bob disagree:
+            NewOverride(CID, "outcome", "rules", human_passed=False, author="bob"),  # a dispute keeps the machine's value
+            NewOverride(CID, "judge.empathy", JUDGE_A, human_passed=True, human_score=0.9, author="alice"),
+            NewOverride(CID, "catastrophic.free_goods", "rules", human_passed=True, author="alice"),
+            NewOverride(CID, "catastrophic.free_goods", "rules", human_passed=True, author="bob"),
+        ]
+    )
+    any_store.add_overrides(
+        [
+            NewOverride(
+                CID,
+                "catastrophic.free_goods",
+                "rules",
+                human_passed=False,
+                author="carol",
+                kind="adjudication",
+                reason="free goods",
+            )
+        ]
+    )  # the last word, over an agreement
     any_store.add_override(CID, "judge.policy", JUDGE_A, human_passed=False, author="alice")  # a label scores it
     marks = _marks(any_store)[CID]
     assert marks["outcome"] == (False, None)
@@ -92,22 +116,42 @@ def test_the_migration_fills_the_marks_of_runs_recorded_before(tmp_path: Path) -
     engine = create_engine(url)
     with engine.begin() as conn:  # a run judged by two judges and labelled, before 0007 and 0009
         command.upgrade(alembic_config(conn), "0006")
-        conn.execute(text("INSERT INTO runs (id, created_at, status, domain, config) "
-                          "VALUES ('x', '2026-11-01 00:00:00', 'finished', 'northline', '{}')"))
-        conn.execute(text("INSERT INTO conversations (id, run_id, case_id, domain, agent, repeat, tactics, status, "
-                          "turns, prompt_tokens, completion_tokens, cost_usd, agent_turns, agent_tokens, agent_cost_usd) "
-                          "VALUES (:cid, 'x', 'nl-001', 'northline', 'openai/a', 0, '[]', 'finished', 0, 0, 0, 0, 0, 0, 0)"),
-                     {"cid": CID})
-        verdicts = [("rules", "outcome", False, None), (JUDGE_A, "judge.empathy", False, 0.25),
-                    (JUDGE_B, "judge.empathy", True, 0.75)]
+        conn.execute(
+            text(
+                "INSERT INTO runs (id, created_at, status, domain, config) "
+                "VALUES ('x', '2026-11-01 00:00:00', 'finished', 'northline', '{}')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO conversations (id, run_id, case_id, domain, agent, repeat, tactics, status, "
+                "turns, prompt_tokens, completion_tokens, cost_usd, agent_turns, agent_tokens, agent_cost_usd) "
+                "VALUES (:cid, 'x', 'nl-001', 'northline', 'openai/a', 0, '[]', 'finished', 0, 0, 0, 0, 0, 0, 0)"
+            ),
+            {"cid": CID},
+        )
+        verdicts = [
+            ("rules", "outcome", False, None),
+            (JUDGE_A, "judge.empathy", False, 0.25),
+            (JUDGE_B, "judge.empathy", True, 0.75),
+        ]
         for source, criterion, passed, score in verdicts:
-            conn.execute(text("INSERT INTO verdicts (conversation_id, source, criterion, passed, score, rationale, "
-                              "unscored, details, created_at) VALUES (:cid, :source, :criterion, :passed, :score, '', 0, "
-                              "'{}', '2026-11-01 00:00:00')"),
-                         {"cid": CID, "source": source, "criterion": criterion, "passed": passed, "score": score})
-        conn.execute(text("INSERT INTO overrides (conversation_id, criterion, source, original_passed, human_passed, "
-                          "reason, author, created_at, kind) VALUES (:cid, 'outcome', 'rules', 0, 1, '', 'ann', "
-                          "'2026-11-01 00:00:00', 'label')"), {"cid": CID})
+            conn.execute(
+                text(
+                    "INSERT INTO verdicts (conversation_id, source, criterion, passed, score, rationale, "
+                    "unscored, details, created_at) VALUES (:cid, :source, :criterion, :passed, :score, '', 0, "
+                    "'{}', '2026-11-01 00:00:00')"
+                ),
+                {"cid": CID, "source": source, "criterion": criterion, "passed": passed, "score": score},
+            )
+        conn.execute(
+            text(
+                "INSERT INTO overrides (conversation_id, criterion, source, original_passed, human_passed, "
+                "reason, author, created_at, kind) VALUES (:cid, 'outcome', 'rules', 0, 1, '', 'ann', "
+                "'2026-11-01 00:00:00', 'label')"
+            ),
+            {"cid": CID},
+        )
     engine.dispose()
     with Store(url) as store:
         assert _marks(store) == {CID: {"outcome": (True, None), "judge.empathy": (False, 0.5)}}

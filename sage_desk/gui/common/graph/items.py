@@ -56,8 +56,16 @@ def shape_path(kind: NodeKind, rect: QRectF) -> QPainterPath:
         path.addRoundedRect(rect, rect.height() / 2, rect.height() / 2)
     elif kind == NodeKind.DECISION:
         c = rect.center()
-        path.addPolygon(QPolygonF([QPointF(c.x(), rect.top()), QPointF(rect.right(), c.y()),
-                                   QPointF(c.x(), rect.bottom()), QPointF(rect.left(), c.y())]))
+        path.addPolygon(
+            QPolygonF(
+                [
+                    QPointF(c.x(), rect.top()),
+                    QPointF(rect.right(), c.y()),
+                    QPointF(c.x(), rect.bottom()),
+                    QPointF(rect.left(), c.y()),
+                ]
+            )
+        )
         path.closeSubpath()
     elif kind == NodeKind.END:
         path.addRoundedRect(rect, 8, 8)
@@ -117,8 +125,11 @@ class NodeItem(QGraphicsObject):
         self.highlighted = False
         self.dimmed = False
         self._hover = False
-        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+        self.setFlags(
+            QGraphicsItem.GraphicsItemFlag.ItemIsMovable
+            | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+            | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges
+        )
         self.setAcceptHoverEvents(True)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setZValue(1)
@@ -194,7 +205,9 @@ class NodeItem(QGraphicsObject):
         painter.setOpacity(0.25 if self.dimmed else 1.0)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if self.highlighted:  # a glow that grows as the view zooms out (within the item's margin)
-            painter.setPen(QPen(QColor(HIGHLIGHT.red(), HIGHLIGHT.green(), HIGHLIGHT.blue(), 110), min(24.0, 9.0 / max(lod, 0.01))))
+            painter.setPen(
+                QPen(QColor(HIGHLIGHT.red(), HIGHLIGHT.green(), HIGHLIGHT.blue(), 110), min(24.0, 9.0 / max(lod, 0.01)))
+            )
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPath(shape_path(self.node.kind, rect))
         if lod < LOD_TEXT:
@@ -223,7 +236,9 @@ class NodeItem(QGraphicsObject):
             self._paint_badge(painter, rect)
 
     def _paint_text(self, painter: QPainter, rect: QRectF) -> None:
-        inset = rect.width() * 0.12 if self.node.kind == NodeKind.DECISION else 8  # may touch the diamond's sides: better than cut
+        inset = (
+            rect.width() * 0.12 if self.node.kind == NodeKind.DECISION else 8
+        )  # may touch the diamond's sides: better than cut
         text_rect = rect.adjusted(inset, 3, -inset, -3)
         sub = node_subtitle(self.node)
         font = QFont(painter.font())
@@ -240,14 +255,16 @@ class NodeItem(QGraphicsObject):
         painter.setFont(font)
         painter.setPen(TEXT)
         for number, line in enumerate(lines):
-            painter.drawText(QRectF(text_rect.left(), top + number * line_h, text_rect.width(), line_h),
-                             Qt.AlignmentFlag.AlignCenter, line)
+            painter.drawText(
+                QRectF(text_rect.left(), top + number * line_h, text_rect.width(), line_h), Qt.AlignmentFlag.AlignCenter, line
+            )
         if sub:
             painter.setFont(sub_font)
             painter.setPen(SUBTEXT)
             sub = sub_metrics.elidedText(sub, Qt.TextElideMode.ElideRight, text_rect.width())
-            painter.drawText(QRectF(text_rect.left(), top + len(lines) * line_h, text_rect.width(), sub_h),
-                             Qt.AlignmentFlag.AlignCenter, sub)
+            painter.drawText(
+                QRectF(text_rect.left(), top + len(lines) * line_h, text_rect.width(), sub_h), Qt.AlignmentFlag.AlignCenter, sub
+            )
 
     def _paint_short_title(self, painter: QPainter, rect: QRectF, lod: float) -> None:
         """The label in at most two lines about TITLE_PX high on screen, on a backing in the kind's colours;
@@ -269,8 +286,9 @@ class NodeItem(QGraphicsObject):
         painter.setFont(font)
         painter.setPen(TEXT)
         for number, line in enumerate(lines):
-            painter.drawText(QRectF(block.left(), block.top() + number * line_h, block.width(), line_h),
-                             Qt.AlignmentFlag.AlignCenter, line)
+            painter.drawText(
+                QRectF(block.left(), block.top() + number * line_h, block.width(), line_h), Qt.AlignmentFlag.AlignCenter, line
+            )
 
     def _paint_badge(self, painter: QPainter, rect: QRectF) -> None:
         centre = QPointF(rect.right() - (rect.width() * 0.22 if self.node.kind == NodeKind.DECISION else 2), rect.top() + 2)
@@ -397,7 +415,13 @@ class EdgeItem(QGraphicsPathItem):
 
     def boundingRect(self) -> QRectF:  # Qt API
         margin = HIGHLIGHT_MARGIN if (self.highlighted or self.isSelected()) else 4
-        return super().boundingRect().united(self._arrow.boundingRect()).united(self._label_rect).adjusted(-margin, -margin, margin, margin)
+        return (
+            super()
+            .boundingRect()
+            .united(self._arrow.boundingRect())
+            .united(self._label_rect)
+            .adjusted(-margin, -margin, margin, margin)
+        )
 
     def shape(self) -> QPainterPath:
         stroker = QPainterPathStroker()
@@ -417,7 +441,9 @@ class EdgeItem(QGraphicsPathItem):
         width = 1.5
         if self.isSelected() or self.highlighted:
             # about four screen pixels however far out (within the item's margin): the path stands out at Fit
-            width = max(3.0, min(2 * HIGHLIGHT_MARGIN, 4.0 / max(option.levelOfDetailFromTransform(painter.worldTransform()), 0.01)))
+            width = max(
+                3.0, min(2 * HIGHLIGHT_MARGIN, 4.0 / max(option.levelOfDetailFromTransform(painter.worldTransform()), 0.01))
+            )
         painter.setPen(QPen(colour, width))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(self.path())
@@ -430,7 +456,6 @@ class EdgeItem(QGraphicsPathItem):
             painter.setFont(_label_font())
             painter.setPen(TEXT)
             painter.drawText(self._label_rect, Qt.AlignmentFlag.AlignCenter, self.label())
-
 
     def hoverEnterEvent(self, event) -> None:  # Qt API
         self._hover = True  # its label shows, whatever the zoom

@@ -49,10 +49,16 @@ class GraphScene(QGraphicsScene):
 
     def disconnect_document(self) -> None:
         """Stop following the document (before the scene goes away)."""
-        for signal, slot in ((self.doc.node_added, self._on_node_added), (self.doc.node_removed, self._on_node_removed),
-                             (self.doc.node_changed, self._on_node_changed), (self.doc.edge_added, self._on_edge_added),
-                             (self.doc.edge_removed, self._on_edge_removed), (self.doc.edge_changed, self._on_edge_changed),
-                             (self.doc.reset, self._on_reset), (self.doc.changed, self._grow_scene_rect)):
+        for signal, slot in (
+            (self.doc.node_added, self._on_node_added),
+            (self.doc.node_removed, self._on_node_removed),
+            (self.doc.node_changed, self._on_node_changed),
+            (self.doc.edge_added, self._on_edge_added),
+            (self.doc.edge_removed, self._on_edge_removed),
+            (self.doc.edge_changed, self._on_edge_changed),
+            (self.doc.reset, self._on_reset),
+            (self.doc.changed, self._grow_scene_rect),
+        ):
             signal.disconnect(slot)
 
     # --- following the document -------------------------------------------------------------

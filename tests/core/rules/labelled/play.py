@@ -76,8 +76,18 @@ def load_conversations(path: Path = CONVERSATIONS) -> list[Conversation]:
     """The labelled conversations, with the `# judgement:` comments written inside each entry."""
     entries = yaml.safe_load(path.read_text(encoding="utf-8"))
     notes = _judgement_comments(path.read_text(encoding="utf-8"))
-    found = [Conversation(id=e["id"], domain=e["domain"], case=e["case"], story=e["story"], steps=e.get("steps") or [],
-                          auditor=dict(e["auditor"]), judgements=notes.get(e["id"], [])) for e in entries]
+    found = [
+        Conversation(
+            id=e["id"],
+            domain=e["domain"],
+            case=e["case"],
+            story=e["story"],
+            steps=e.get("steps") or [],
+            auditor=dict(e["auditor"]),
+            judgements=notes.get(e["id"], []),
+        )
+        for e in entries
+    ]
     ids = [c.id for c in found]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
@@ -141,21 +151,36 @@ def _create_run(store: Store, domain: str, conversations: Sequence[Conversation]
     from sage_desk.core.cases.suite import load_suite
     from sage_desk.core.domain import load_domain
 
-    spec = RunSpec(domain=domain, agents=[f"openai/{c.model}" for c in conversations], user="scripted",
-                   cases=sorted({c.case for c in conversations}), api_base=api_base, concurrency=16)
+    spec = RunSpec(
+        domain=domain,
+        agents=[f"openai/{c.model}" for c in conversations],
+        user="scripted",
+        cases=sorted({c.case for c in conversations}),
+        api_base=api_base,
+        concurrency=16,
+    )
     bundle = load_domain(domain)
     cases = {c.id: c for c in load_suite(bundle.cases_path)}
     rows = []
     for convo in conversations:
         case, agent = cases[convo.case], f"openai/{convo.model}"
-        rows.append({"case_id": case.id, "agent": agent, "repeat": 1, "bucket": case.bucket.value,
-                     "conflict": case.conflict.value, "tactics": case.tactics,
-                     "seed": conversation_seed(spec.seed, case.id, agent, 1)})
+        rows.append(
+            {
+                "case_id": case.id,
+                "agent": agent,
+                "repeat": 1,
+                "bucket": case.bucket.value,
+                "conflict": case.conflict.value,
+                "tactics": case.tactics,
+                "seed": conversation_seed(spec.seed, case.id, agent, 1),
+            }
+        )
     return store.create_run(bundle.name, spec.to_config(), rows)
 
 
-async def _play_runs(store: Store, conversations: Sequence[Conversation], api_base: str,
-                     judges: tuple[str, ...] = ()) -> dict[str, str]:
+async def _play_runs(
+    store: Store, conversations: Sequence[Conversation], api_base: str, judges: tuple[str, ...] = ()
+) -> dict[str, str]:
     """The runs of every domain, played at once; conversation id -> its conversation id in the store."""
     domains = sorted({c.domain for c in conversations})
     runs = {d: _create_run(store, d, [c for c in conversations if c.domain == d], api_base) for d in domains}
@@ -186,8 +211,9 @@ def play(conversations: Sequence[Conversation], db_dir: Path | None = None) -> d
                 if server.errors:
                     raise RuntimeError(f"the scripted agent failed: {server.errors[0]}")
                 sources = ("rules", *judges)
-                return {cid: [v for v in store.verdicts(conversation_id=sid) if v.source in sources]
-                        for cid, sid in stored.items()}
+                return {
+                    cid: [v for v in store.verdicts(conversation_id=sid) if v.source in sources] for cid, sid in stored.items()
+                }
             finally:
                 store.close()
 
