@@ -62,3 +62,32 @@ def own_pg_database(url: str, prefix: str) -> Iterator[str]:
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+def run_args(
+    db: str,
+    *agents: str,
+    domain: str = "northline",
+    cases: str | list[str] | None = None,
+    repeats: int | None = 1,
+    user: str | None = None,
+    judge: str | None = None,
+    quiet: bool = True,
+    extra: tuple[str, ...] | list[str] = (),
+) -> list[str]:
+    """The argument list of `sage-desk run` on `db`: one `--agent` per agent, then only the options given, then `extra`
+    (so the many CLI tests that start a run share one spelling instead of a dozen lines each)."""
+    args = ["run", "--db", db, "--domain", domain]
+    for agent in agents:
+        args += ["--agent", agent]
+    if user is not None:
+        args += ["--user", user]
+    if judge is not None:
+        args += ["--judge", judge]
+    if cases is not None:
+        args += ["--cases", cases if isinstance(cases, str) else ",".join(cases)]
+    if repeats is not None:
+        args += ["--repeats", str(repeats)]
+    if quiet:
+        args.append("--quiet")
+    return [*args, *extra]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import run_args
 
 from sage_desk.cli import main
 from sage_desk.core.events import TerminationReason
@@ -18,26 +19,7 @@ def played(tmp_path_factory):
     """One offline run: oracle and complier on three cases, two repeats; its database URL and run id."""
     db = f"sqlite:///{tmp_path_factory.mktemp('runs') / 'runs.db'}"
     code = main(
-        [
-            "run",
-            "--db",
-            db,
-            "--domain",
-            "northline",
-            "--agent",
-            "baseline:oracle",
-            "--agent",
-            "baseline:complier",
-            "--user",
-            "scripted",
-            "--judge",
-            "none",
-            "--cases",
-            ",".join(CASES),
-            "--repeats",
-            "2",
-            "--quiet",
-        ]
+        run_args(db, "baseline:oracle", "baseline:complier", user="scripted", judge="none", cases=",".join(CASES), repeats=2)
     )
     assert code == 0
     return db, Store(db).latest_run_id()
@@ -130,29 +112,7 @@ def test_show_takes_a_run_and_a_case(played, capsys):
 
 def test_a_run_whose_every_conversation_errored_is_failed_not_finished(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'errored.db'}"
-    assert (
-        main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--agent",
-                "baseline:oracle",
-                "--user",
-                "scripted",
-                "--judge",
-                "none",
-                "--cases",
-                "nl-001",
-                "--repeats",
-                "1",
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert main(run_args(db, "baseline:oracle", user="scripted", judge="none", cases="nl-001")) == 0
     store = Store(db)
     run_id = store.latest_run_id()
     assert store.get_run(run_id).status == "finished"
