@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import run_args
 
 from sage_desk.cli import main
 
@@ -12,28 +13,7 @@ from sage_desk.cli import main
 @pytest.fixture(scope="module")
 def baseline_run(tmp_path_factory):
     db = f"sqlite:///{tmp_path_factory.mktemp('runs') / 'runs.db'}"
-    code = main(
-        [
-            "run",
-            "--db",
-            db,
-            "--domain",
-            "northline",
-            "--agent",
-            "baseline:oracle",
-            "--agent",
-            "baseline:complier",
-            "--agent",
-            "baseline:escalator",
-            "--user",
-            "scripted",
-            "--judge",
-            "none",
-            "--repeats",
-            "1",
-            "--quiet",
-        ]
-    )
+    code = main(run_args(db, "baseline:oracle", "baseline:complier", "baseline:escalator", user="scripted", judge="none"))
     assert code == 0
     return db
 
@@ -87,25 +67,7 @@ def test_a_run_plays_each_case_three_times_unless_told(tmp_path):
     from sage_desk.core.store import Store
 
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    assert (
-        main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--agent",
-                "baseline:oracle",
-                "--cases",
-                "nl-001",
-                "--judge",
-                "none",
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert main(run_args(db, "baseline:oracle", judge="none", cases="nl-001", repeats=None)) == 0
     assert sorted(c.repeat for c in Store(db).conversations()) == [1, 2, 3]  # the median of three, as SupportAgentBench
 
 
@@ -120,25 +82,7 @@ def test_the_report_counts_conversations_still_missing_judge_verdicts(tmp_path, 
     from sage_desk.core.store import Store
 
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    assert (
-        main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--agent",
-                "baseline:oracle",
-                "--cases",
-                "nl-001,nl-002",
-                "--judge",
-                "baseline:heuristic",
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert main(run_args(db, "baseline:oracle", judge="baseline:heuristic", cases="nl-001,nl-002", repeats=None)) == 0
     store = Store(db)
     first = store.conversations()[0].id
     store.save_verdicts(first, "baseline:heuristic", [])  # as a judge call cut short by a kill would leave it
