@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import run_args
 
 from sage_desk.cli import main
 
@@ -16,27 +17,7 @@ def runs(tmp_path_factory):
     db = f"sqlite:///{tmp_path_factory.mktemp('compare') / 'runs.db'}"
     ids = []
     for agent in ("oracle", "oracle", "complier"):
-        assert (
-            main(
-                [
-                    "run",
-                    "--db",
-                    db,
-                    "--domain",
-                    "northline",
-                    "--agent",
-                    f"baseline:{agent}",
-                    "--user",
-                    "scripted",
-                    "--judge",
-                    "none",
-                    "--repeats",
-                    "2",
-                    "--quiet",
-                ]
-            )
-            == 0
-        )
+        assert main(run_args(db, f"baseline:{agent}", user="scripted", judge="none", repeats=2)) == 0
         from sage_desk.core.store import Store
 
         ids.append(Store(db).latest_run_id())
@@ -149,25 +130,7 @@ def test_report_json_carries_the_stamp_and_intervals(runs, capsys):
 def test_runs_with_no_case_in_common_are_refused(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'apart.db'}"
     for cases in ("nl-001", "nl-002"):
-        assert (
-            main(
-                [
-                    "run",
-                    "--db",
-                    db,
-                    "--domain",
-                    "northline",
-                    "--agent",
-                    "baseline:oracle",
-                    "--cases",
-                    cases,
-                    "--judge",
-                    "none",
-                    "--quiet",
-                ]
-            )
-            == 0
-        )
+        assert main(run_args(db, "baseline:oracle", judge="none", cases=cases, repeats=None)) == 0
     capsys.readouterr()
     assert main(["compare", "--db", db, "--fail-on-regression"]) == 1
     assert "no case in common" in capsys.readouterr().err
