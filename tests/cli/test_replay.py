@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
-from helpers import replay_json
+from helpers import replay_json, run_args
 
 from sage_desk.cli import main
 from sage_desk.core.engine.replay import REPLY_ONLY, action_of, wilson
@@ -17,27 +17,7 @@ from sage_desk.core.store import Store
 
 def test_the_oracle_takes_the_same_action_every_time(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    assert (
-        main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--agent",
-                "baseline:oracle",
-                "--cases",
-                "nl-145",
-                "--judge",
-                "none",
-                "--repeats",
-                "1",
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert main(run_args(db, "baseline:oracle", judge="none", cases="nl-145")) == 0
     (convo,) = Store(db).conversations()
     code, data = replay_json(capsys, convo.id, "--from-turn", "1", "--times", "5", "--db", db)
     assert code == 0 and data["original"] == "open_carrier_trace then close:resolved"
@@ -66,26 +46,7 @@ _turn_two = itertools.count()
 def test_a_model_forked_at_turn_two_sees_the_turns_before_and_varies(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(_model) as server:
-        assert main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--agent",
-                "openai/fake",
-                "--cases",
-                "nl-019",
-                "--judge",
-                "none",
-                "--api-base",
-                server.base_url,
-                "--repeats",
-                "1",
-                "--quiet",
-            ]
-        ) in (0, 1)
+        assert main(run_args(db, "openai/fake", judge="none", cases="nl-019", extra=["--api-base", server.base_url])) in (0, 1)
         (convo,) = Store(db).conversations()
         turns = {e.turn for e in Store(db).events(convo.id) if e.type == "tool_call"}
         assert turns == {1, 2}, "the customer answered once, the model acted in both turns"
