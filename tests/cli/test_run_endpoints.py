@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
-from helpers import own_pg_database
+from helpers import own_pg_database, run_args
 
 from sage_desk.cli import main
 from sage_desk.core.store import Store
@@ -31,26 +31,13 @@ def test_two_endpoints_one_failing_for_a_while_every_conversation_finishes(tmp_p
     # back-off), then serves again; the run lasts about 2.4 s (96 completions, 4 at a time, 0.1 s each).
     with FakeOpenAIServer(_agent, latency=0.1, faults=["503"] * 2) as flaky, FakeOpenAIServer(_agent, latency=0.1) as steady:
         code = main(
-            [
-                "run",
-                "--db",
+            run_args(
                 db,
-                "--domain",
-                "northline",
-                "--cases",
-                CASES,
-                "--repeats",
-                "8",
-                "--agent",
                 "openai/agent-model",
-                "--api-base",
-                flaky.base_url,
-                "--api-base",
-                steady.base_url,
-                "--concurrency",
-                "4",
-                "--quiet",
-            ]
+                cases=CASES,
+                repeats=8,
+                extra=["--api-base", flaky.base_url, "--api-base", steady.base_url, "--concurrency", "4"],
+            )
         )
         assert code == 0
         served = {"flaky": len(flaky.requests), "steady": len(steady.requests)}
@@ -79,26 +66,13 @@ def test_endpoint_concurrency_caps_each_replica(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     with FakeOpenAIServer(_agent, latency=0.05) as a, FakeOpenAIServer(_agent, latency=0.05) as b:
         code = main(
-            [
-                "run",
-                "--db",
+            run_args(
                 db,
-                "--domain",
-                "northline",
-                "--cases",
-                CASES,
-                "--repeats",
-                "2",
-                "--agent",
                 "openai/agent-model",
-                "--api-base",
-                f"{a.base_url},{b.base_url}",
-                "--concurrency",
-                "8",
-                "--endpoint-concurrency",
-                "2",
-                "--quiet",
-            ]
+                cases=CASES,
+                repeats=2,
+                extra=["--api-base", f"{a.base_url},{b.base_url}", "--concurrency", "8", "--endpoint-concurrency", "2"],
+            )
         )
         assert code == 0
         assert 0 < a.max_in_flight <= 2 and 0 < b.max_in_flight <= 2
@@ -107,19 +81,13 @@ def test_endpoint_concurrency_caps_each_replica(tmp_path):
 
 def test_a_cap_below_one_is_a_usage_error(tmp_path, capsys):
     code = main(
-        [
-            "run",
-            "--db",
+        run_args(
             f"sqlite:///{tmp_path / 'r.db'}",
-            "--domain",
-            "northline",
-            "--agent",
             "openai/x",
-            "--api-base",
-            "http://127.0.0.1:9/v1",
-            "--endpoint-concurrency",
-            "0",
-        ]
+            repeats=None,
+            quiet=False,
+            extra=["--api-base", "http://127.0.0.1:9/v1", "--endpoint-concurrency", "0"],
+        )
     )
     assert code == 2
     assert "--endpoint-concurrency must be at least 1" in capsys.readouterr().err
@@ -144,28 +112,13 @@ def test_worker_processes_figures_add_up_in_the_run(db_url, capsys):
     db = db_url
     with FakeOpenAIServer(_agent, latency=0.02) as a, FakeOpenAIServer(_agent, latency=0.02) as b:
         code = main(
-            [
-                "run",
-                "--db",
+            run_args(
                 db,
-                "--domain",
-                "northline",
-                "--cases",
-                CASES,
-                "--repeats",
-                "3",
-                "--agent",
                 "openai/agent-model",
-                "--api-base",
-                a.base_url,
-                "--api-base",
-                b.base_url,
-                "--concurrency",
-                "6",
-                "--workers",
-                "2",
-                "--quiet",
-            ]
+                cases=CASES,
+                repeats=3,
+                extra=["--api-base", a.base_url, "--api-base", b.base_url, "--concurrency", "6", "--workers", "2"],
+            )
         )
         assert code == 0
         served = {a.base_url: len(a.requests), b.base_url: len(b.requests)}
