@@ -13,6 +13,7 @@ import time
 
 import pytest
 from fakes import FakeOpenAIServer, FakeToolCall
+from helpers import run_args
 
 from sage_desk.cli import main
 from sage_desk.core.judge.rubric import CRITERIA
@@ -29,27 +30,9 @@ def _judge(_request):
 
 
 def _run_args(db, judge_url, *extra):
-    return [
-        "run",
-        "--db",
-        db,
-        "--domain",
-        "northline",
-        "--cases",
-        CASES,
-        "--agent",
-        "baseline:oracle",
-        "--agent",
-        "baseline:complier",
-        "--judge",
-        JUDGE,
-        "--judge-api-base",
-        judge_url,
-        "--repeats",
-        "1",
-        "--quiet",
-        *extra,
-    ]
+    return run_args(
+        db, "baseline:oracle", "baseline:complier", judge=JUDGE, cases=CASES, extra=["--judge-api-base", judge_url, *extra]
+    )
 
 
 def _unjudged_finished(store, run_id):
@@ -164,22 +147,14 @@ def test_a_write_lock_held_by_another_process_past_the_busy_timeout_loses_nothin
 def test_a_missing_key_fails_at_once_naming_the_variable(tmp_path, memory_keyring, capsys):
     started = time.monotonic()
     code = main(
-        [
-            "run",
-            "--db",
+        run_args(
             f"sqlite:///{tmp_path / 'runs.db'}",
-            "--domain",
-            "northline",
-            "--cases",
-            "nl-001",
-            "--agent",
             "baseline:oracle",
-            "--user",
-            "openai/gpt-4o-mini",
-            "--judge",
-            "anthropic/claude-3-5-haiku",
-            "--quiet",
-        ]
+            user="openai/gpt-4o-mini",
+            judge="anthropic/claude-3-5-haiku",
+            cases="nl-001",
+            repeats=None,
+        )
     )
     assert time.monotonic() - started < 15
     err = capsys.readouterr().err
@@ -207,24 +182,14 @@ def test_canary_keys_appear_in_no_file_the_app_writes(tmp_path, monkeypatch, mem
     with FakeOpenAIServer(echoing) as server:
         server.push_faults("401")  # its error body echoes the key too
         main(
-            [
-                "run",
-                "--db",
+            run_args(
                 db,
-                "--domain",
-                "northline",
-                "--cases",
-                "nl-001,nl-002,nl-003",
-                "--agent",
                 "openai/agent",
-                "--api-base",
-                server.base_url,
-                "--judge",
-                JUDGE,
-                "--judge-api-base",
-                f"{server.base_url}?api_key={CANARY}",
-                "--quiet",
-            ]
+                judge=JUDGE,
+                cases="nl-001,nl-002,nl-003",
+                repeats=None,
+                extra=["--api-base", server.base_url, "--judge-api-base", f"{server.base_url}?api_key={CANARY}"],
+            )
         )
         out = tmp_path / "set.csv"
         main(["export-calibration", "--db", db, "--out", str(out)])
