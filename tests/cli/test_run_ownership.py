@@ -11,6 +11,7 @@ import sys
 from collections import Counter
 
 from fakes import FakeOpenAIServer
+from helpers import run_args
 
 from sage_desk.core.judge.rubric import CRITERIA
 from sage_desk.core.store import Store
@@ -25,27 +26,9 @@ def _judge(_request):
 
 
 def _args(db, judge_url, *extra):
-    return [
-        "run",
-        "--db",
-        db,
-        "--domain",
-        "northline",
-        "--cases",
-        CASES,
-        "--agent",
-        "baseline:oracle",
-        "--agent",
-        "baseline:complier",
-        "--judge",
-        JUDGE,
-        "--judge-api-base",
-        judge_url,
-        "--repeats",
-        "1",
-        "--quiet",
-        *extra,
-    ]
+    return run_args(
+        db, "baseline:oracle", "baseline:complier", judge=JUDGE, cases=CASES, extra=["--judge-api-base", judge_url, *extra]
+    )
 
 
 def _sage_desk(tmp_path, *args) -> subprocess.Popen:
