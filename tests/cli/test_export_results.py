@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import run_args
 
 from sage_desk.cli import main
 from sage_desk.core.export.results import FIELDS
@@ -18,26 +19,7 @@ CASES = ["nl-001", "nl-121", "nl-145", "nl-154", "nl-159"]  # resolvable, must-e
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> str:
     url = f"sqlite:///{tmp_path_factory.mktemp('results') / 'runs.db'}"
-    args = [
-        "run",
-        "--db",
-        url,
-        "--domain",
-        "northline",
-        "--agent",
-        "baseline:oracle",
-        "--agent",
-        "baseline:complier",
-        "--user",
-        "scripted",
-        "--judge",
-        "none",
-        "--cases",
-        ",".join(CASES),
-        "--repeats",
-        "1",
-        "--quiet",
-    ]
+    args = run_args(url, "baseline:oracle", "baseline:complier", user="scripted", judge="none", cases=",".join(CASES))
     assert main(args) == 0
     return url
 
