@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from fakes import FakeOpenAIServer
+from helpers import run_args
 
 from sage_desk.cli import main
 from sage_desk.core.judge.rubric import CRITERIA
@@ -65,26 +66,15 @@ def test_a_simulated_run_with_a_judge_round_trips(tmp_path: Path, capsys) -> Non
     with FakeOpenAIServer(_judge) as judge:
         assert (
             main(
-                [
-                    "run",
-                    "--db",
+                run_args(
                     db,
-                    "--domain",
-                    "northline",
-                    "--cases",
-                    "nl-001,nl-002,nl-003",
-                    "--agent",
                     "baseline:oracle",
-                    "--agent",
                     "baseline:complier",
-                    "--judge",
-                    JUDGE,
-                    "--judge-api-base",
-                    judge.base_url,
-                    "--repeats",
-                    "2",
-                    "--quiet",
-                ]
+                    judge=JUDGE,
+                    cases="nl-001,nl-002,nl-003",
+                    repeats=2,
+                    extra=["--judge-api-base", judge.base_url],
+                )
             )
             == 0
         )
