@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
+from helpers import run_args
 
 from sage_desk.cli import main
 from sage_desk.core.store import Store
@@ -26,24 +27,7 @@ def _agent(size: int):
 
 
 def _run(db: str, base_url: str, cases: str) -> int:
-    return main(
-        [
-            "run",
-            "--db",
-            db,
-            "--domain",
-            "northline",
-            "--cases",
-            cases,
-            "--agent",
-            "openai/agent-model",
-            "--api-base",
-            base_url,
-            "--repeats",
-            "1",
-            "--quiet",
-        ]
-    )
+    return main(run_args(db, "openai/agent-model", cases=cases, extra=["--api-base", base_url]))
 
 
 @pytest.mark.parametrize("transport", ["direct", "litellm"])
