@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers import run_args
 
 from sage_desk.cli import main
 from sage_desk.cli.report import build_report, render_table, terminal_columns
@@ -16,25 +17,7 @@ def db(tmp_path_factory):
     url = f"sqlite:///{tmp_path_factory.mktemp('runs') / 'runs.db'}"
     agents = [a for agent in AGENTS for a in ("--agent", agent)]
     assert (
-        main(
-            [
-                "run",
-                "--db",
-                url,
-                "--domain",
-                "northline",
-                *agents,
-                "--user",
-                "scripted",
-                "--judge",
-                "baseline:heuristic",
-                "--cases",
-                "nl-001,nl-121,nl-145",
-                "--repeats",
-                "2",
-                "--quiet",
-            ]
-        )
+        main(run_args(url, user="scripted", judge="baseline:heuristic", cases="nl-001,nl-121,nl-145", repeats=2, extra=agents))
         == 0
     )
     return url
@@ -171,27 +154,7 @@ def test_a_negative_range_reads_to_and_numbers_round_to_what_is_shown():
 
 def test_names_given_with_the_run_head_its_columns(tmp_path, capsys, monkeypatch):
     url = f"sqlite:///{tmp_path / 'named.db'}"
-    assert (
-        main(
-            [
-                "run",
-                "--db",
-                url,
-                "--domain",
-                "northline",
-                "--agent",
-                "careful=baseline:imperfect?act=0.9",
-                "--agent",
-                "baseline:imperfect",
-                "--cases",
-                "nl-001,nl-002",
-                "--repeats",
-                "1",
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert main(run_args(url, "careful=baseline:imperfect?act=0.9", "baseline:imperfect", cases="nl-001,nl-002")) == 0
     with Store(url) as store:
         run = store.get_run(store.latest_run_id())
     assert run.config["agents"] == ["baseline:imperfect?act=0.9", "baseline:imperfect"]
@@ -205,21 +168,5 @@ def test_names_given_with_the_run_head_its_columns(tmp_path, capsys, monkeypatch
 
 
 def test_a_name_given_to_two_agents_is_a_usage_error(tmp_path, capsys):
-    assert (
-        main(
-            [
-                "run",
-                "--db",
-                str(tmp_path / "x.db"),
-                "--domain",
-                "northline",
-                "--agent",
-                "a=baseline:oracle",
-                "--agent",
-                "a=baseline:escalator",
-                "--quiet",
-            ]
-        )
-        == 2
-    )
+    assert main(run_args(str(tmp_path / "x.db"), "a=baseline:oracle", "a=baseline:escalator", repeats=None)) == 2
     assert "the name 'a' is already another agent's" in capsys.readouterr().err
