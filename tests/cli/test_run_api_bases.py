@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
+from helpers import run_args
 
 from sage_desk.cli import main
 from sage_desk.core.engine.runner import RunSpec
@@ -33,28 +34,15 @@ def test_agent_customer_and_judge_calls_reach_three_different_servers(tmp_path):
         FakeOpenAIServer(lambda r: "not a verdict") as judge,
     ):
         code = main(
-            [
-                "run",
-                "--db",
+            run_args(
                 db,
-                "--domain",
-                "northline",
-                "--cases",
-                "nl-001",
-                "--agent",
                 "openai/agent-model",
-                "--user",
-                "openai/customer-model",
-                "--judge",
-                "openai/judge-model",
-                "--api-base",
-                agent.base_url,
-                "--user-api-base",
-                customer.base_url,
-                "--judge-api-base",
-                judge.base_url,
-                "--quiet",
-            ]
+                user="openai/customer-model",
+                judge="openai/judge-model",
+                cases="nl-001",
+                repeats=None,
+                extra=["--api-base", agent.base_url, "--user-api-base", customer.base_url, "--judge-api-base", judge.base_url],
+            )
         )
         assert code == 0
         assert {r["model"] for r in agent.requests} == {"agent-model"}
