@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers import run_args
 
 from sage_desk.cli import main
 from sage_desk.core.store import Store
@@ -34,25 +35,7 @@ def test_an_unknown_name_is_refused_before_a_run_exists(tmp_path, capsys, names,
 
 def test_rejudge_refuses_an_unknown_judge(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    assert (
-        main(
-            [
-                "run",
-                "--db",
-                db,
-                "--domain",
-                "northline",
-                "--cases",
-                "nl-001",
-                "--agent",
-                "baseline:oracle",
-                "--repeats",
-                "1",
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert main(run_args(db, "baseline:oracle", cases="nl-001")) == 0
     capsys.readouterr()
     assert main(["rejudge", "--db", db, "--judge", "baseline:nope"]) == 2
     assert "unknown baseline judge 'baseline:nope'" in capsys.readouterr().err
