@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import run_args
 
 from sage_desk.cli import main
 from sage_desk.core.locations import resolve_domain_dir
@@ -25,22 +26,7 @@ def test_run_refuses_a_suite_validate_refuses(tmp_path: Path, capsys, breakage: 
     suite = tmp_path / "cases.jsonl"
     suite.write_text(json.dumps(case) + "\n" + json.dumps(other) + "\n")
     db = f"sqlite:///{tmp_path / 'runs.db'}"
-    code = main(
-        [
-            "run",
-            "--db",
-            db,
-            "--domain",
-            "northline",
-            "--suite",
-            str(suite),
-            "--agent",
-            "baseline:oracle",
-            "--repeats",
-            "1",
-            "--quiet",
-        ]
-    )
+    code = main(run_args(db, "baseline:oracle", extra=["--suite", str(suite)]))
     run_out = capsys.readouterr()
     assert code == 1
     expected = "duplicate case id" if breakage == "repeated id" else "domain 'telecom' is not 'northline'"
