@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 from agents_under_test import AgentServer
 from fakes import FakeReply, FakeToolCall
-from helpers import replay_json
+from helpers import replay_json, run_args
 
 from sage_desk.cli import main
 from sage_desk.core.store import Store
@@ -169,18 +169,7 @@ def test_a_python_agent_that_raises_errors_its_conversation(tmp_path):
 
 
 def test_a_python_agent_that_does_not_import_is_refused_before_the_run(tmp_path, capsys):
-    code = main(
-        [
-            "run",
-            "--db",
-            f"sqlite:///{tmp_path / 'runs.db'}",
-            "--domain",
-            "northline",
-            "--quiet",
-            "--agent",
-            "python:no_such_module_here:make",
-        ]
-    )
+    code = main(run_args(f"sqlite:///{tmp_path / 'runs.db'}", "python:no_such_module_here:make", repeats=None))
     assert code == 1
     assert (
         "agent python:no_such_module_here:make: cannot import no_such_module_here (ModuleNotFoundError" in capsys.readouterr().err
