@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
-from helpers import own_pg_database
+from helpers import own_pg_database, run_args
 
 from sage_desk.core.judge.rubric import CRITERIA
 from sage_desk.core.store import Store
@@ -60,7 +60,7 @@ def _held_unfinished(url: str, owner_id: int) -> list[str]:
 def _sage_desk(tmp_path, *args: str) -> subprocess.Popen:
     env = {**os.environ, "SAGE_DESK_HOME": str(tmp_path / "home"), "SAGE_DESK_OWNER_TIMEOUT_S": "3"}
     return subprocess.Popen(
-        [sys.executable, "-m", "sage_desk", "run", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "sage_desk", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
 
 
@@ -68,31 +68,21 @@ def test_three_joiners_one_killed_finish_every_conversation_once(tmp_path, pg_db
     with FakeOpenAIServer(_judge, latency=0.4) as judge:
         creator = _sage_desk(
             tmp_path,
-            "--db",
-            pg_db,
-            "--domain",
-            "northline",
-            "--cases",
-            CASES,
-            "--agent",
-            "baseline:oracle",
-            "--agent",
-            "baseline:complier",
-            "--judge",
-            JUDGE,
-            "--judge-api-base",
-            judge.base_url,
-            "--repeats",
-            "1",
-            "--concurrency",
-            str(CONCURRENCY),
-            "--create-only",
+            *run_args(
+                pg_db,
+                "baseline:oracle",
+                "baseline:complier",
+                judge=JUDGE,
+                cases=CASES,
+                quiet=False,
+                extra=["--judge-api-base", judge.base_url, "--concurrency", str(CONCURRENCY), "--create-only"],
+            ),
         )
         out, err = creator.communicate(timeout=120)
         assert creator.returncode == 0, err
         run_id = out.strip().splitlines()[-1]
         assert len(judge.requests) == 0  # created, not played
-        joiners = [_sage_desk(tmp_path, "--db", pg_db, "--join", run_id, "--quiet") for _ in range(3)]
+        joiners = [_sage_desk(tmp_path, "run", "--db", pg_db, "--join", run_id, "--quiet") for _ in range(3)]
         try:
             assert judge.wait_for_requests(6, timeout=120), [j.stderr.read() for j in joiners if j.poll() is not None]
             with Store(pg_db) as store:
@@ -144,28 +134,20 @@ def test_a_joiner_added_to_a_plain_run_plays_none_of_its_conversations_again(tmp
     with FakeOpenAIServer(_http_agent, latency=0.3) as agent:
         plain = _sage_desk(
             tmp_path,
-            "--db",
-            pg_db,
-            "--domain",
-            "northline",
-            "--cases",
-            CASES,
-            "--agent",
-            f"{agent.base_url}/chat/completions",
-            "--agent-param",
-            "model=fake-agent",
-            "--repeats",
-            "2",
-            "--concurrency",
-            str(CONCURRENCY),
-            "--quiet",
+            *run_args(
+                pg_db,
+                f"{agent.base_url}/chat/completions",
+                cases=CASES,
+                repeats=2,
+                extra=["--agent-param", "model=fake-agent", "--concurrency", str(CONCURRENCY)],
+            ),
         )
         joiner = None
         try:
             assert agent.wait_for_requests(4, timeout=120), plain.stderr.read() if plain.poll() is not None else ""
             with Store(pg_db) as store:
                 (run,) = store.list_runs()
-            joiner = _sage_desk(tmp_path, "--db", pg_db, "--join", run.id, "--quiet")
+            joiner = _sage_desk(tmp_path, "run", "--db", pg_db, "--join", run.id, "--quiet")
             held_by_joiner = _wait_for_claims(pg_db, run.id, joiner.pid)
             assert held_by_joiner, "the joiner never claimed a conversation"
             results = [p.communicate(timeout=180) for p in (plain, joiner)]
