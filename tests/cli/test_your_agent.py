@@ -29,7 +29,7 @@ CASES = "nl-001,nl-002,nl-121,nl-122,nl-145,nl-146"
 
 def _run_args(db: str, *agent_args: str, cases: str = "nl-001") -> list[str]:
     """`sage-desk run` of northline's `cases` once each, quietly, with the agents and their options in `agent_args`."""
-    return ["run", "--db", db, "--domain", "northline", "--cases", cases, "--repeats", "1", "--quiet", *agent_args]
+    return run_args(db, cases=cases, extra=agent_args)
 
 
 def _cli_run(db: str, *agent_args: str, cases: str = "nl-001") -> int:
