@@ -91,3 +91,50 @@ def run_args(
     if quiet:
         args.append("--quiet")
     return [*args, *extra]
+
+
+def old_judged_run(url: str, conversation_ids: list[str], verdicts: list[tuple[str, str, bool, float | None]]) -> None:
+    """A database at migration 0006 (before stored summaries) holding finished run 'x' with `conversation_ids`, the
+    first judged with `verdicts` (source, criterion, passed, score) and its rules' outcome relabelled passed by 'ann'."""
+    from alembic import command
+    from sqlalchemy import create_engine, text
+
+    from sage_desk.core.store.migrate import alembic_config
+
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "0006")
+        conn.execute(
+            text(
+                "INSERT INTO runs (id, created_at, status, domain, config) "
+                "VALUES ('x', '2026-11-01 00:00:00', 'finished', 'northline', '{}')"
+            )
+        )
+        for cid in conversation_ids:
+            conn.execute(
+                text(
+                    "INSERT INTO conversations (id, run_id, case_id, domain, agent, repeat, tactics, status, "
+                    "turns, prompt_tokens, completion_tokens, cost_usd, agent_turns, agent_tokens, agent_cost_usd) "
+                    "VALUES (:cid, 'x', 'nl-001', 'northline', 'openai/a', 0, '[]', 'finished', 0, 0, 0, 0, 0, 0, 0)"
+                ),
+                {"cid": cid},
+            )
+        judged = conversation_ids[0]
+        for source, criterion, passed, score in verdicts:
+            conn.execute(
+                text(
+                    "INSERT INTO verdicts (conversation_id, source, criterion, passed, score, rationale, "
+                    "unscored, details, created_at) VALUES (:cid, :source, :criterion, :passed, :score, '', 0, "
+                    "'{}', '2026-11-01 00:00:00')"
+                ),
+                {"cid": judged, "source": source, "criterion": criterion, "passed": passed, "score": score},
+            )
+        conn.execute(
+            text(
+                "INSERT INTO overrides (conversation_id, criterion, source, original_passed, human_passed, "
+                "reason, author, created_at, kind) VALUES (:cid, 'outcome', 'rules', 0, 1, '', 'ann', "
+                "'2026-11-01 00:00:00', 'label')"
+            ),
+            {"cid": judged},
+        )
+    engine.dispose()

@@ -6,12 +6,10 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-from alembic import command
-from sqlalchemy import create_engine, text
+from helpers import old_judged_run
 
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import Store
-from sage_desk.core.store.migrate import alembic_config
 from sage_desk.core.store.reviews import NewOverride
 
 CID = "x-openai/a-c0"
@@ -57,48 +55,16 @@ def test_overrides_rewrite_the_summary_one_or_many(any_store: Store, make_run: C
 
 def test_the_migration_backfills_summaries_of_runs_recorded_before(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
-    engine = create_engine(url)
-    with engine.begin() as conn:  # a run judged and reviewed before 0007
-        command.upgrade(alembic_config(conn), "0006")
-        conn.execute(
-            text(
-                "INSERT INTO runs (id, created_at, status, domain, config) "
-                "VALUES ('x', '2026-11-01 00:00:00', 'finished', 'northline', '{}')"
-            )
-        )
-        for cid in (CID, "x-openai/a-c1"):
-            conn.execute(
-                text(
-                    "INSERT INTO conversations (id, run_id, case_id, domain, agent, repeat, tactics, status, "
-                    "turns, prompt_tokens, completion_tokens, cost_usd, agent_turns, agent_tokens, agent_cost_usd) "
-                    "VALUES (:cid, 'x', 'nl-001', 'northline', 'openai/a', 0, '[]', 'finished', 0, 0, 0, 0, 0, 0, 0)"
-                ),
-                {"cid": cid},
-            )
-        verdicts = [
+    old_judged_run(  # a run judged and reviewed before 0007
+        url,
+        [CID, "x-openai/a-c1"],
+        [
             ("rules", "outcome", False, None),
             ("rules", "catastrophic.free_goods", True, None),
             (JUDGE, "judge.empathy", False, 0.25),
             (JUDGE, "judge.clarity", True, 0.75),
-        ]
-        for source, criterion, passed, score in verdicts:
-            conn.execute(
-                text(
-                    "INSERT INTO verdicts (conversation_id, source, criterion, passed, score, rationale, "
-                    "unscored, details, created_at) VALUES (:cid, :source, :criterion, :passed, :score, '', 0, "
-                    "'{}', '2026-11-01 00:00:00')"
-                ),
-                {"cid": CID, "source": source, "criterion": criterion, "passed": passed, "score": score},
-            )
-        conn.execute(
-            text(
-                "INSERT INTO overrides (conversation_id, criterion, source, original_passed, human_passed, "
-                "reason, author, created_at, kind) VALUES (:cid, 'outcome', 'rules', 0, 1, '', 'ann', "
-                "'2026-11-01 00:00:00', 'label')"
-            ),
-            {"cid": CID},
-        )
-    engine.dispose()
+        ],
+    )
     with Store(url) as store:
         assert _row(store) == (0, 0.5, ("judge.empathy",), 1, 1)
         table = store.conversation_table("x")

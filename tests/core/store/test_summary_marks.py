@@ -7,14 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from alembic import command
-from sqlalchemy import create_engine, text
+from helpers import old_judged_run
 
 from sage_desk.core.events import TerminationReason
 from sage_desk.core.metrics.load import results_for_runs
 from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import Store
-from sage_desk.core.store.migrate import alembic_config
 from sage_desk.core.store.reviews import NewOverride
 from sage_desk.core.store.summaries import vote
 
@@ -113,45 +111,14 @@ def test_a_rejudge_rewrites_the_marks(any_store: Store, make_run: Callable[..., 
 
 def test_the_migration_fills_the_marks_of_runs_recorded_before(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
-    engine = create_engine(url)
-    with engine.begin() as conn:  # a run judged by two judges and labelled, before 0007 and 0009
-        command.upgrade(alembic_config(conn), "0006")
-        conn.execute(
-            text(
-                "INSERT INTO runs (id, created_at, status, domain, config) "
-                "VALUES ('x', '2026-11-01 00:00:00', 'finished', 'northline', '{}')"
-            )
-        )
-        conn.execute(
-            text(
-                "INSERT INTO conversations (id, run_id, case_id, domain, agent, repeat, tactics, status, "
-                "turns, prompt_tokens, completion_tokens, cost_usd, agent_turns, agent_tokens, agent_cost_usd) "
-                "VALUES (:cid, 'x', 'nl-001', 'northline', 'openai/a', 0, '[]', 'finished', 0, 0, 0, 0, 0, 0, 0)"
-            ),
-            {"cid": CID},
-        )
-        verdicts = [
+    old_judged_run(  # a run judged by two judges and labelled, before 0007 and 0009
+        url,
+        [CID],
+        [
             ("rules", "outcome", False, None),
             (JUDGE_A, "judge.empathy", False, 0.25),
             (JUDGE_B, "judge.empathy", True, 0.75),
-        ]
-        for source, criterion, passed, score in verdicts:
-            conn.execute(
-                text(
-                    "INSERT INTO verdicts (conversation_id, source, criterion, passed, score, rationale, "
-                    "unscored, details, created_at) VALUES (:cid, :source, :criterion, :passed, :score, '', 0, "
-                    "'{}', '2026-11-01 00:00:00')"
-                ),
-                {"cid": CID, "source": source, "criterion": criterion, "passed": passed, "score": score},
-            )
-        conn.execute(
-            text(
-                "INSERT INTO overrides (conversation_id, criterion, source, original_passed, human_passed, "
-                "reason, author, created_at, kind) VALUES (:cid, 'outcome', 'rules', 0, 1, '', 'ann', "
-                "'2026-11-01 00:00:00', 'label')"
-            ),
-            {"cid": CID},
-        )
-    engine.dispose()
+        ],
+    )
     with Store(url) as store:
         assert _marks(store) == {CID: {"outcome": (True, None), "judge.empathy": (False, 0.5)}}
