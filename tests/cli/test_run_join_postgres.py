@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 from fakes import FakeOpenAIServer, FakeReply, FakeToolCall
-from helpers import own_pg_database, run_args
+from helpers import own_pg_database, run_args, wait_until
 
 from sage_desk.core.judge.rubric import CRITERIA
 from sage_desk.core.store import Store
@@ -40,6 +40,12 @@ def pg_db() -> Iterator[str]:
     assert PG_URL
     with own_pg_database(PG_URL, "sage_join_") as url:
         yield url
+
+
+def _owner_pids(url: str, run_id: str) -> set[int]:
+    """The process ids of the run's live owners."""
+    with Store(url) as store:
+        return {o.pid for o in store.run_owners(run_id)}
 
 
 def _held_unfinished(url: str, owner_id: int) -> list[str]:
@@ -85,6 +91,12 @@ def test_three_joiners_one_killed_finish_every_conversation_once(tmp_path, pg_db
         joiners = [_sage_desk(tmp_path, "run", "--db", pg_db, "--join", run_id, "--quiet") for _ in range(3)]
         try:
             assert judge.wait_for_requests(6, timeout=120), [j.stderr.read() for j in joiners if j.poll() is not None]
+            wait_until(
+                lambda: _owner_pids(pg_db, run_id) >= {j.pid for j in joiners},
+                timeout=60,
+                interval=0.1,
+                message="a joiner never registered",
+            )
             with Store(pg_db) as store:
                 owners = {o.pid: o.id for o in store.run_owners(run_id)}
                 assert set(owners) == {j.pid for j in joiners}  # all three are playing
@@ -172,14 +184,11 @@ def test_a_joiner_added_to_a_plain_run_plays_none_of_its_conversations_again(tmp
 
 
 def _wait_for_claims(url: str, run_id: str, pid: int, timeout_s: float = 60) -> list[str]:
-    """The unfinished conversations the process `pid` holds, once it holds some (or [] after the timeout)."""
-    import time
+    """The unfinished conversations the process `pid` holds, once it holds some (fails after the timeout)."""
 
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    def held() -> list[str]:
         with Store(url) as store:
             mine = [o.id for o in store.run_owners(run_id) if o.pid == pid]
-        if mine and (held := _held_unfinished(url, mine[0])):
-            return held
-        time.sleep(0.1)
-    return []
+        return _held_unfinished(url, mine[0]) if mine else []
+
+    return wait_until(held, timeout=timeout_s, interval=0.1, message="the joiner never claimed a conversation")

@@ -33,7 +33,7 @@ class SlowVerdicts:
         post = VerdictHooks()(store)
 
         async def slow(*args):
-            await asyncio.sleep(self.pause_s)
+            await asyncio.sleep(self.pause_s)  # the scenario: a slow verdict step, so a cancel or kill lands mid-run
             await post(*args)
 
         return slow
