@@ -71,7 +71,7 @@ def check_spec(spec: RunSpec, agent_options: dict[str, Any] | None = None, user_
     anywhere raises `RunError` naming the variable to set."""
     from sage_desk.core.agents.base import is_offline_name, make_agent, make_customer
     from sage_desk.core.agents.protocol import check_settings
-    from sage_desk.core.engine.runner import check_keys
+    from sage_desk.core.engine.runspec import check_keys
     from sage_desk.core.judge.factory import check_judge_names
 
     check_settings(spec.agent_settings(), spec.agents)  # a header variable unset, a tools server without an HTTP agent

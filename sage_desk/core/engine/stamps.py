@@ -22,7 +22,7 @@ from sage_desk.core.jsonsafe import Json, JsonObject
 if TYPE_CHECKING:
     from sage_desk.core.cases.model import Case
     from sage_desk.core.domain.loader import DomainBundle
-    from sage_desk.core.engine.runner import RunSpec
+    from sage_desk.core.engine.runspec import RunSpec
     from sage_desk.core.sop.model import Graph
 
 STAMP_VERSION = 1
