@@ -33,6 +33,7 @@ from sage_desk.core.errors import SageError
 from sage_desk.core.llm.balance import join_bases, split_bases
 from sage_desk.core.llm.secrets import missing_keys
 from sage_desk.core.locations import shipped_domains
+from sage_desk.gui.runs.agent_fields import MODEL_HINT, AgentFields
 
 SCRIPTED = "scripted"
 HEURISTIC_JUDGE = "baseline:heuristic"
@@ -46,14 +47,6 @@ CASE_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("Must-escalate only", "must_escalate"),
     ("Adversarial only", "adversarial"),
     (f"Quick check (first {QUICK_PER_BUCKET} of each bucket)", "quick"),
-)
-MODEL_HINT = "a litellm model, e.g. openai/gpt-4o-mini"
-# The agent-kind picker (DESIGN.md 13): label, key, what the field beside it takes.
-AGENT_KINDS: tuple[tuple[str, str, str], ...] = (
-    ("Model", "model", f"add an agent: {MODEL_HINT}"),
-    ("HTTP", "http", "add an HTTP agent: http://localhost:8000/agent"),
-    ("Python", "python", "add a Python agent: my_agents.support:make (package.module:factory)"),
-    ("MCP", "mcp", "add an HTTP agent whose tools are the tools server below: http://localhost:8000/agent"),
 )
 SAME_AS_RUN = "same as the API base above"
 PROVIDERS_OWN = "the provider's own endpoint"
@@ -190,14 +183,15 @@ class RunForm(QWidget):
         self.cases = QComboBox()
         self.case_ids = QLineEdit()
         self.agents = ModelList(baseline_names(), f"add an agent: {MODEL_HINT}")
-        self.agent_kind = QComboBox()
-        self.agent_prompt = QLineEdit()
-        self.prompt_browse = QPushButton("Browse…")
-        self.agent_params = QLineEdit()
-        self.agent_headers = QLineEdit()
-        self.tools_server = QLineEdit()
-        self.agent_more = QPushButton("Prompt, params…")
-        self.agent_more.setCheckable(True)
+        self.agent_fields = AgentFields(self.agents, self)
+        # The option widgets by their own names, as the form's (tests and the screen reach them so)
+        self.agent_kind = self.agent_fields.agent_kind
+        self.agent_prompt = self.agent_fields.agent_prompt
+        self.prompt_browse = self.agent_fields.prompt_browse
+        self.agent_params = self.agent_fields.agent_params
+        self.agent_headers = self.agent_fields.agent_headers
+        self.tools_server = self.agent_fields.tools_server
+        self.agent_more = self.agent_fields.agent_more
         self.api_base = QLineEdit()
         self.user = QComboBox()
         self.user_api_base = RoleApiBase("customer simulator")
@@ -221,7 +215,6 @@ class RunForm(QWidget):
         self.case_ids.setPlaceholderText("or only these case ids: nl-001, nl-002 …")
         self.agents.list.setToolTip("Tick every agent model to test. Baselines need no LLM and no key.")
         self.agents.list.setFixedHeight(118)
-        self._build_agent_options()
         self.api_base.setPlaceholderText("optional: http://localhost:11434/v1 (Ollama), vLLM … (several: A, B)")
         self.api_base.setToolTip(
             "An OpenAI-compatible server the model calls go to (the agents', and the customer's\n"
@@ -253,20 +246,7 @@ class RunForm(QWidget):
         form.addRow("Cases", self.cases)
         form.addRow("", self.case_ids)
         form.addRow("Agents", self.agents)
-        kind = QHBoxLayout()
-        kind.addWidget(self.agent_kind)
-        kind.addWidget(self.agent_more)
-        kind.addStretch(1)
-        form.addRow("Agent kind", kind)
-        form.addRow("Tools server", self.tools_server)
-        prompt = QHBoxLayout()
-        prompt.addWidget(self.agent_prompt, 1)
-        prompt.addWidget(self.prompt_browse)
-        form.addRow("Agent prompt", prompt)
-        form.addRow("Agent params", self.agent_params)
-        form.addRow("Agent headers", self.agent_headers)
-        self._form, self._prompt_row = form, prompt
-        self._update_agent_rows()
+        self.agent_fields.add_rows(form)
         form.addRow("API base", self.api_base)
         form.addRow("Customer", self.user)
         form.addRow("Customer API base", self.user_api_base)
@@ -297,103 +277,17 @@ class RunForm(QWidget):
             self.api_base.textChanged,
             self.user_api_base.currentTextChanged,
             self.judge_api_base.currentTextChanged,
+            self.agent_fields.changed,
         ):
             signal.connect(self._on_changed)
 
-    def _build_agent_options(self) -> None:
-        """The agent-kind picker (what the add field takes), and the prompt file, parameters, headers, tools server."""
-        for label, key, _hint in AGENT_KINDS:
-            self.agent_kind.addItem(label, key)
-        self.agent_kind.setToolTip(
-            "What kind of agent the field beside it adds: a model, an agent behind HTTP,\n"
-            "a Python agent (package.module:factory), or an HTTP agent that calls its tools\n"
-            "through sage-desk serve-tools (MCP). See docs/your-agent.md."
-        )
-        self.agent_kind.currentIndexChanged.connect(self._on_kind_changed)
-        self.agents.entry.returnPressed.disconnect()
-        self.agents.add_button.clicked.disconnect()
-        self.agents.entry.returnPressed.connect(self._add_typed_agent)
-        self.agents.add_button.clicked.connect(self._add_typed_agent)
-        self.agent_prompt.setPlaceholderText("a prompt file; {policy} marks the policy")
-        self.agent_prompt.setToolTip(
-            "A text file sent as the agent's system prompt (models, HTTP and Python agents).\n"
-            "The domain's policy goes where it says {policy}, nowhere without it."
-        )
-        self.prompt_browse.clicked.connect(self._browse_prompt)
-        self.agent_params.setPlaceholderText("temperature=0.2 max_tokens=800")
-        self.agent_params.setToolTip(
-            "Parameters of the agent's calls, NAME=VALUE separated by spaces: any litellm/OpenAI\n"
-            "one for a model, a body field for an HTTP agent (model=NAME); timeout, max_retries."
-        )
-        self.agent_headers.setPlaceholderText("Authorization: Bearer $TOKEN; X-Team: qa")
-        self.agent_headers.setToolTip(
-            "Headers for HTTP agents, separated by ';'. $VARS are read from the environment\n"
-            "when the run calls the agent and are never stored."
-        )
-        self.tools_server.setPlaceholderText("sage-desk serve-tools URL: http://127.0.0.1:8765")
-        self.tools_server.setToolTip(
-            "The URL of sage-desk serve-tools --domain D: an HTTP agent with its own tool layer\n"
-            "calls the domain's tools there; the calls it saw become the transcript's."
-        )
-        for edit in (self.agent_prompt, self.agent_params, self.agent_headers, self.tools_server):
-            edit.textChanged.connect(self._on_changed)
-        self.agent_more.setToolTip("Show the agent's prompt file, parameters and HTTP headers (shown anyway once one is set)")
-        self.agent_more.toggled.connect(self._update_agent_rows)
-
-    def _update_agent_rows(self, *_args: Any) -> None:
-        """The agent option rows take room only when asked for, or when one is set (the form fits 1280x720)."""
-        form = getattr(self, "_form", None)
-        if form is None:
-            return
-        kind = self.agent_kind.currentData()
-        given = any(e.text().strip() for e in (self.agent_prompt, self.agent_params, self.agent_headers))
-        shown = self.agent_more.isChecked() or given or kind in ("http", "python", "mcp")
-        if given and not self.agent_more.isChecked():
-            self.agent_more.setChecked(True)  # toggled() comes back here with the rows shown
-            return
-        form.setRowVisible(self._prompt_row, shown)
-        form.setRowVisible(self.agent_params, shown)
-        form.setRowVisible(self.agent_headers, shown)
-        form.setRowVisible(self.tools_server, kind == "mcp" or bool(self.tools_server.text().strip()))
-
-    def _on_kind_changed(self, *_args: Any) -> None:
-        self.agents.entry.setPlaceholderText(AGENT_KINDS[max(0, self.agent_kind.currentIndex())][2])
-        self._update_agent_rows()
-        if self.agent_kind.currentData() == "mcp" and not self.tools_server.text().strip():
-            self.tools_server.setFocus()
-
     def agent_spec_of(self, typed: str) -> str:
-        """What the field's text adds under the picked kind (a Python agent gets its `python:` prefix)."""
-        text = typed.strip()
-        kind = self.agent_kind.currentData()
-        if kind == "python" and text and not text.startswith("python:"):
-            return f"python:{text}"
-        if kind in ("http", "mcp") and text and "://" not in text:
-            return f"http://{text}"
-        return text
-
-    def _add_typed_agent(self) -> None:
-        self.agents.add(self.agent_spec_of(self.agents.entry.text()))
-        self.agents.entry.clear()
-
-    def _browse_prompt(self) -> None:
-        from sage_desk.gui.common import file_dialogs  # never Qt's own: it opens the files it lists (issue 34)
-
-        path, _ = file_dialogs.open_file_name(self, "Agent prompt file", "", "Text (*.txt *.md *.prompt);;All files (*)")
-        if path:
-            self.agent_prompt.setText(path)
+        """What the agent field's text adds under the picked kind (see AgentFields.agent_spec_of)."""
+        return self.agent_fields.agent_spec_of(typed)
 
     def agent_option_fields(self) -> dict[str, Any]:
-        """The run spec's agent fields from the prompt, parameters, headers and tools server; ValueError when bad."""
-        from sage_desk.core.agents.options import spec_fields
-
-        headers = [h.strip() for h in self.agent_headers.text().split(";") if h.strip()]
-        return spec_fields(
-            self.agent_prompt.text().strip() or None,
-            self.agent_params.text().split(),
-            headers,
-            self.tools_server.text().strip() or None,
-        )
+        """The run spec's agent fields (see AgentFields.option_fields); ValueError when bad."""
+        return self.agent_fields.option_fields()
 
     def _fill_domains(self) -> None:
         for folder in shipped_domains():
@@ -503,7 +397,7 @@ class RunForm(QWidget):
             problems.append("Tick at least one agent model to test.")
         if not self.user_model():
             problems.append("Name the customer simulator: scripted, or a model.")
-        problems += self._agent_problems()
+        problems += self.agent_fields.problems()
         for label, base in (
             ("API base", self.api_base.text().strip()),
             ("customer API base", self.user_api_base.url()),
@@ -520,34 +414,6 @@ class RunForm(QWidget):
         for model, env_var in missing.items():
             problems.append(f"No API key for {model}: add {env_var} under API Keys… or set it in the environment.")
         return problems
-
-    def _headers_keepable(self) -> bool:
-        """Whether the headers may be remembered: templates only ($VARS), never a secret typed in."""
-        from sage_desk.core.agents.http_agent import header_template
-
-        try:
-            [header_template(h) for h in self.agent_headers.text().split(";") if h.strip()]
-        except ValueError:
-            return False
-        return True
-
-    def _agent_problems(self) -> list[str]:
-        """What is wrong with the agent options: a prompt file, parameter or header, a header variable
-        that is not set, a tools server without an HTTP agent."""
-        from sage_desk.core.agents.protocol import check_settings
-
-        try:
-            fields = self.agent_option_fields()
-            check_settings(RunSpec(domain="", agents=[], **fields).agent_settings(), self.agents.checked())
-        except (ValueError, SageError) as exc:
-            return [
-                str(exc)
-                .replace("--agent-prompt", "Agent prompt")
-                .replace("--agent-param", "Agent parameter")
-                .replace("--agent-header", "Agent header")
-                .replace("--tools-server", "Tools server")
-            ]
-        return []
 
     def showEvent(self, event: QShowEvent) -> None:  # Qt API
         super().showEvent(event)
@@ -585,10 +451,7 @@ class RunForm(QWidget):
             "concurrency": self.concurrency.value(),
             "seed": self.seed.value(),
             "api_base": "" if "@" in base else base,
-            "agent_prompt": self.agent_prompt.text().strip(),
-            "agent_params": self.agent_params.text().strip(),
-            "tools_server": self.tools_server.text().strip(),
-            "agent_headers": self.agent_headers.text().strip() if self._headers_keepable() else "",
+            **self.agent_fields.state(),
             **{
                 key: None if "@" in (widget.value() or "") else widget.value()
                 for key, widget in (("user_api_base", self.user_api_base), ("judge_api_base", self.judge_api_base))
@@ -617,14 +480,7 @@ class RunForm(QWidget):
         self.concurrency.setValue(int(state.get("concurrency", 8)))
         self.seed.setValue(int(state.get("seed", 0)))
         self.api_base.setText(str(state.get("api_base", "")))
-        for edit, key in (
-            (self.agent_prompt, "agent_prompt"),
-            (self.agent_params, "agent_params"),
-            (self.agent_headers, "agent_headers"),
-            (self.tools_server, "tools_server"),
-        ):
-            edit.setText(str(state.get(key) or ""))
-        self._update_agent_rows()
+        self.agent_fields.restore(state)
         self.user_api_base.set_value(state.get("user_api_base"))
         self.judge_api_base.set_value(state.get("judge_api_base"))
 
