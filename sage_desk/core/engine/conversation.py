@@ -221,21 +221,7 @@ def _record_done(convo: _Conversation, done: DoneCall) -> None:
     request = done.request
     _assistant_message(convo, AgentAction(tool_calls=[request]))
     result = ToolResult(result=done.result, error=done.error, kind=done.kind, guard_failed=done.guard_failed)
-    args: JsonObject | str = request.arguments if request.arguments is not None else request.arguments_raw
-    convo.emit(
-        ToolCall(
-            call_id=request.id,
-            name=request.name,
-            arguments=args,
-            result=result.result,
-            error=result.error,
-            kind=result.kind,
-            guard_failed=result.guard_failed,
-            latency_ms=done.latency_ms,
-        )
-    )
-    _after_helpdesk(convo, request, result)
-    convo.messages.append({"role": "tool", "tool_call_id": request.id, "content": result.for_model()})
+    _record_result(convo, request, result, done.latency_ms)
 
 
 def _run_tool(convo: _Conversation, request: ToolCallRequest) -> None:
@@ -246,7 +232,11 @@ def _run_tool(convo: _Conversation, request: ToolCallRequest) -> None:
         result = _helpdesk(convo, request)
     else:
         result = call_tool(convo.bundle.domain, convo.world, request.name, request.arguments)
-    latency = (time.perf_counter() - started) * 1000
+    _record_result(convo, request, result, round((time.perf_counter() - started) * 1000, 3))
+
+
+def _record_result(convo: _Conversation, request: ToolCallRequest, result: ToolResult, latency_ms: float) -> None:
+    """A tool call's outcome, whoever ran it: its event, the ending it may bring, and the tool message the agent reads."""
     args: JsonObject | str = request.arguments if request.arguments is not None else request.arguments_raw
     convo.emit(
         ToolCall(
@@ -257,7 +247,7 @@ def _run_tool(convo: _Conversation, request: ToolCallRequest) -> None:
             error=result.error,
             kind=result.kind,
             guard_failed=result.guard_failed,
-            latency_ms=round(latency, 3),
+            latency_ms=latency_ms,
         )
     )
     _after_helpdesk(convo, request, result)
