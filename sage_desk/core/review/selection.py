@@ -52,7 +52,7 @@ class Selection:
 
 def parse_filters(pairs: Sequence[str]) -> dict[str, str]:
     """`agent=baseline:oracle` ... into a dict; StoreError for a malformed one or an unknown column."""
-    from sage_desk.core.store.store import CONVERSATION_FILTERS
+    from sage_desk.core.store.conversations import CONVERSATION_FILTERS
 
     out: dict[str, str] = {}
     for pair in pairs:

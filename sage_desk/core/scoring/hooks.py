@@ -33,7 +33,7 @@ async def judge_conversation(
     try:
         verdicts = await judge.judge(case, bundle, events)
     except SageError as exc:
-        # JUDGE_FAILED in store.py: a resume judges this conversation again, and the run counts it unjudged
+        # JUDGE_FAILED in store/conversations.py: a resume judges this conversation again, and the run counts it unjudged
         verdicts = [
             Verdict(source=judge.source, criterion="judge", unscored=True, rationale=f"unscored: the judge failed: {exc}")
         ]

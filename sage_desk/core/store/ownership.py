@@ -11,6 +11,7 @@ from sqlalchemy import and_, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from sage_desk.core.store import owners
+from sage_desk.core.store.conversations import _LIST_ORDER, _conversation_record, _to_play
 from sage_desk.core.store.records import ConversationRecord, ConversationStatus
 from sage_desk.core.store.retry import retry_transient
 from sage_desk.core.store.schema import ConversationRow, RunOwnerRow
@@ -91,8 +92,6 @@ class Ownership:
         errored conversation is claimed only if it errored before this owner started: one that
         errored in another process while this one plays is left to a later resume, not played again.
         Dead owners' conversations are handed back at the start of each pass."""
-        from sage_desk.core.store.store import _LIST_ORDER, _conversation_record, _to_play  # store.py imports this
-
         to_play = _to_play(run_id, statuses, sources)
         if to_play is None:
             return [], 0

@@ -2,8 +2,9 @@
 
 One `Store` may be shared by threads: every method opens its own short session. Writes begin
 `IMMEDIATE` on SQLite and reads begin deferred (see `engine.py`), so the GUI reads while a run
-writes. The store implements the engine's `Recorder`; verdicts, overrides and calibration
-examples live in `reviews.py` and are exposed here as methods.
+writes. The store implements the engine's `Recorder`; verdicts, overrides, the Review list and
+calibration examples are mixed in from `reviewing.py`, conversation reads from `conversations.py`
+and run ownership from `ownership.py`.
 """
 
 from __future__ import annotations
@@ -16,43 +17,33 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, tuple_, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from sage_desk.core.engine.status import UNFINISHED
 from sage_desk.core.events import Event, LlmUsage, TerminationReason, event_to_dict, parse_event
 from sage_desk.core.jsonsafe import Json, JsonObject
 from sage_desk.core.llm.redact import redact
-from sage_desk.core.rules.verdict import Verdict
 from sage_desk.core.store import batch as batch_module
-from sage_desk.core.store import browse, imports, reviews, snapshots, summaries
+from sage_desk.core.store import imports, snapshots, summaries
 from sage_desk.core.store.batch import WriteBatch
+from sage_desk.core.store.conversations import ConversationReads
 from sage_desk.core.store.engine import database_url, make_engine, read_engine, share_guard
 from sage_desk.core.store.errors import StoreError
 from sage_desk.core.store.migrate import upgrade
 from sage_desk.core.store.ownership import Ownership
 from sage_desk.core.store.records import (
-    ConversationRecord,
     ConversationStatus,
-    JudgeExample,
-    MarkedConversation,
-    OverrideRecord,
     RunRecord,
     RunStatus,
-    StoredVerdict,
 )
 from sage_desk.core.store.retry import retry_transient
+from sage_desk.core.store.reviewing import Reviewing
 from sage_desk.core.store.schema import ConversationRow, EventRow, RunRow, VerdictRow, table_of, utcnow
 from sage_desk.core.store.sqlite_guard import ShareGuard
 
-CONVERSATION_FILTERS = frozenset(
-    {"agent", "bucket", "conflict", "status", "case_id", "domain", "repeat", "termination", "source_id"}
-)
 _CONVERSATION_KEYS = frozenset({"id", "case_id", "agent", "repeat", "bucket", "conflict", "tactics", "seed"})
-JUDGE_FAILED = "judge"  # the criterion of the one unscored verdict scoring/hooks.py stores when a judge's call failed
-PLAY_PAGE = 500  # conversations a run reads at a time (conversations_to_play)
 CREATE_CHUNK = 2000  # conversation rows a new run inserts per statement
 _SECRET_QUERY = re.compile(
     r"([?&;](?:[\w.-]*[_-])?(?:api[_-]?keys?|key|secret|password|passwd|token|access_token|auth|sig|signature)=)[^&#;]*",
@@ -86,7 +77,7 @@ def scrub_config(value: Json) -> Json:
     return value
 
 
-class Store(Ownership):
+class Store(Ownership, ConversationReads, Reviewing):
     """The run database: runs, conversations, events, verdicts, overrides, judge examples."""
 
     def __init__(self, url: str | URL | None = None) -> None:
@@ -290,87 +281,6 @@ class Store(Ownership):
             counts=counts,
         )
 
-    # -- conversations ------------------------------------------------------------------------
-
-    def conversations(self, run_id: str | None = None, **filters: Any) -> list[ConversationRecord]:
-        """Conversations, optionally of one run, filtered by column (a list value means any of)."""
-        unknown = set(filters) - CONVERSATION_FILTERS
-        if unknown:
-            raise StoreError(f"cannot filter conversations by {sorted(unknown)}; filters: {sorted(CONVERSATION_FILTERS)}")
-        query = select(ConversationRow)
-        if run_id is not None:
-            query = query.where(ConversationRow.run_id == run_id)
-        for name, value in filters.items():
-            column = getattr(ConversationRow, name)
-            if isinstance(value, list | tuple | set | frozenset):
-                query = query.where(column.in_([str(v) if name != "repeat" else v for v in value]))
-            else:
-                query = query.where(column == (value if name == "repeat" else str(value)))
-        query = query.order_by(ConversationRow.case_id, ConversationRow.agent, ConversationRow.repeat, ConversationRow.id)
-        with self._reading() as session:
-            return [_conversation_record(r) for r in session.scalars(query)]
-
-    def conversation(self, conversation_id: str) -> ConversationRecord:
-        """One conversation; StoreError when it does not exist."""
-        with self._reading() as session:
-            row = session.get(ConversationRow, conversation_id)
-            if row is None:
-                raise StoreError(f"no conversation {conversation_id!r} in {self}")
-            return _conversation_record(row)
-
-    def unfinished_conversations(self, run_id: str) -> list[ConversationRecord]:
-        """Pending, running (cut off) and cancelled conversations (a resume also retries errored ones)."""
-        return self.conversations(run_id, status=[s.value for s in UNFINISHED])
-
-    def unjudged_conversations(self, run_id: str, sources: Sequence[str]) -> list[ConversationRecord]:
-        """Finished conversations of a run missing the verdicts of any of `sources` (rules, judge:<model> ...).
-
-        A run records a conversation's finish with all its verdicts, so these come from runs
-        recorded before it did, from judges added to the run's configuration since, or from a
-        judge whose calls failed (its only verdict is the `JUDGE_FAILED` marker): a resume
-        judges them again.
-        """
-        wanted = sorted(set(sources))
-        if not wanted:
-            return []
-        query = select(ConversationRow).where(ConversationRow.run_id == run_id, _unjudged(wanted)).order_by(*_LIST_ORDER)
-        with self._reading() as session:
-            return [_conversation_record(r) for r in session.scalars(query)]
-
-    def conversations_to_play(
-        self, run_id: str, statuses: Sequence[str], sources: Sequence[str] = (), page: int = PLAY_PAGE
-    ) -> Iterator[list[ConversationRecord]]:
-        """A run's conversations in `statuses`, and its finished ones missing verdicts of `sources`, a
-        page at a time in the Review list's order: a run of any size is read in flat memory.
-
-        Pages are keyset pages on the list's index (0008), so each is one short walk of it; a
-        conversation played between two pages is behind the next one and changes nothing.
-        """
-        where = _to_play(run_id, statuses, sources)
-        if where is None:
-            return
-        after: tuple[Any, ...] | None = None
-        while True:
-            query = select(ConversationRow).where(where)
-            if after is not None:
-                query = query.where(tuple_(*_LIST_ORDER) > tuple_(*after))
-            with self._reading() as session:
-                rows = [_conversation_record(r) for r in session.scalars(query.order_by(*_LIST_ORDER).limit(page))]
-            if rows:
-                yield rows
-            if len(rows) < page:
-                return
-            last = rows[-1]
-            after = (last.case_id, last.agent, last.repeat, last.id)
-
-    def count_to_play(self, run_id: str, statuses: Sequence[str], sources: Sequence[str] = ()) -> int:
-        """How many conversations `conversations_to_play` gives, in one query."""
-        where = _to_play(run_id, statuses, sources)
-        if where is None:
-            return 0
-        with self._reading() as session:
-            return int(session.scalar(select(func.count()).select_from(ConversationRow).where(where)) or 0)
-
     # -- the Recorder protocol ----------------------------------------------------------------
 
     def start_conversation(self, conversation_id: str) -> None:
@@ -467,7 +377,7 @@ class Store(Ownership):
         if result.rowcount == 0:  # type: ignore[attr-defined]
             raise StoreError(f"no conversation {conversation_id!r} in {self}")
 
-    # -- verdicts, overrides, calibration examples (reviews.py) -------------------------------
+    # -- events of many conversations ---------------------------------------------------------
 
     def events_many(self, conversation_ids: Sequence[str]) -> dict[str, list[Event]]:
         """The events of several conversations in one query (for re-verdicting stored runs)."""
@@ -516,153 +426,11 @@ class Store(Ownership):
 
         retry_transient(write, "case")
 
-    def save_verdicts_many(self, source: str, verdicts: dict[str, list[Verdict]]) -> None:
-        """`save_verdicts` for several conversations in one transaction."""
-
-        def write() -> None:
-            with self._engine.begin() as connection:
-                reviews.save_verdicts_many(connection, source, verdicts)
-
-        retry_transient(write, "verdicts")
-
-    def save_verdicts(self, conversation_id: str, source: str, verdicts: Iterable[Verdict]) -> None:
-        """Replace this conversation's verdicts from `source` (rules, judge:<model> ...)."""
-        found = list(verdicts)
-
-        def write() -> None:
-            with self._engine.begin() as connection:
-                reviews.save_verdicts(connection, conversation_id, source, found)
-
-        retry_transient(write, "verdicts")
-
-    def verdicts(
-        self, conversation_id: str | None = None, run_id: str | None = None, source: str | None = None
-    ) -> list[StoredVerdict]:
-        """Verdicts as their sources gave them, filtered by conversation, run and source."""
-        with self._reading() as session:
-            return reviews.verdicts(session, conversation_id, run_id, source)
-
-    def verdicts_many(self, conversation_ids: Sequence[str], criteria: Sequence[str] | None = None) -> list[StoredVerdict]:
-        """Verdicts as given of several conversations (and only these criteria), a few queries however many."""
-        ids, found = sorted(set(conversation_ids)), []
-        with self._reading() as session:
-            for start in range(0, len(ids), 500):  # stay under SQLite's bound-parameter limit
-                query = select(VerdictRow).where(VerdictRow.conversation_id.in_(ids[start : start + 500]))
-                if criteria is not None:
-                    query = query.where(VerdictRow.criterion.in_(sorted(set(criteria))))
-                rows = session.scalars(query.order_by(VerdictRow.conversation_id, VerdictRow.id))
-                found += [StoredVerdict.model_validate(r, from_attributes=True) for r in rows]
-        return found
-
-    def effective_verdicts(
-        self, conversation_id: str | None = None, run_id: str | None = None, source: str | None = None
-    ) -> list[StoredVerdict]:
-        """Verdicts with the latest human override applied; the judge's value kept in `original_*`."""
-        with self._reading() as session:
-            return reviews.effective_verdicts(session, conversation_id, run_id, source)
-
-    def conversation_marks(self, run_id: str) -> list[MarkedConversation]:
-        """A run's finished and errored conversations with their effective marks (JSON), as metrics read them."""
-        with self._reading() as session:
-            return summaries.conversation_marks(session, run_id)
-
-    def effective_marks(self, run_id: str) -> list[reviews.VerdictMark]:
-        """A run's verdicts as metrics read them (pass, score, unscored), human overrides applied."""
-        with self._reading() as session:
-            return reviews.effective_marks(session, run_id)
-
-    def add_override(
-        self,
-        conversation_id: str,
-        criterion: str,
-        source: str,
-        human_passed: bool | None = None,
-        human_score: float | None = None,
-        reason: str = "",
-        author: str = "",
-        verdict_id: int | None = None,
-        human_value: str | None = None,
-    ) -> int:
-        """Append a human override (never updates or deletes one); returns its id."""
-        override = reviews.NewOverride(
-            conversation_id, criterion, source, human_passed, human_score, human_value, reason, author, verdict_id
-        )
-        with self._writing() as session:
-            return reviews.add_override(session, override)
-
-    def add_overrides(self, overrides: Sequence[reviews.NewOverride]) -> list[int]:
-        """Append several overrides in one transaction: all of them, or none when one is refused."""
-        with self._writing() as session:
-            return reviews.add_overrides(session, overrides)
-
-    def overrides(self, run_id: str | None = None, conversation_id: str | None = None) -> list[OverrideRecord]:
-        """Every override, oldest first, of a run and/or a conversation."""
-        with self._reading() as session:
-            return reviews.overrides(session, run_id, conversation_id)
-
-    def conversation_table(
-        self,
-        run_id: str,
-        conversation_ids: Sequence[str] | None = None,
-        after: browse.ListKey | None = None,
-        limit: int | None = None,
-    ) -> browse.ConversationTable:
-        """The Review list of a run (or of some of its conversations, or the page after `after`): rows
-        with verdict summaries, one query, in the list's order."""
-        with self._reading() as session:
-            return browse.conversation_table(session, run_id, conversation_ids, after, limit)
-
-    def search_transcripts(self, run_id: str, text: str) -> set[str]:
-        """Conversations of a run whose customer or agent messages contain `text`."""
-        with self._reading() as session:
-            return browse.search_transcripts(session, run_id, text)
-
-    def add_judge_examples(self, examples: Iterable[JudgeExample | JsonObject]) -> list[int]:
-        """Store labelled calibration examples; returns their ids."""
-        with self._writing() as session:
-            return reviews.add_judge_examples(session, [JudgeExample.model_validate(e) for e in examples])
-
-    def judge_examples(self, domain: str, criterion: str | None = None, split: str | None = None) -> list[JudgeExample]:
-        """Calibration examples of a domain (and criterion, and split), oldest first."""
-        with self._reading() as session:
-            return reviews.judge_examples(session, domain, criterion, split)
-
-
-_LIST_ORDER = (ConversationRow.case_id, ConversationRow.agent, ConversationRow.repeat, ConversationRow.id)
-
-
-def _unjudged(wanted: Sequence[str]) -> ColumnElement[bool]:
-    """Finished, and missing the verdicts of one of `wanted` (a failed judge's marker does not count)."""
-    verdicts = table_of(VerdictRow)
-    failed = and_(verdicts.c.criterion == JUDGE_FAILED, verdicts.c.unscored.is_(True))
-    # One index probe per source (does it have a verdict?) rather than counting a conversation's
-    # verdicts of every source: a third of the time on a 50,000-conversation run.
-    lacks = [
-        ~select(verdicts.c.id)
-        .where(verdicts.c.conversation_id == ConversationRow.id, verdicts.c.source == source, ~failed)
-        .exists()
-        for source in wanted
-    ]
-    return and_(ConversationRow.status == ConversationStatus.FINISHED.value, or_(*lacks))
-
-
-def _to_play(run_id: str, statuses: Sequence[str], sources: Sequence[str]) -> ColumnElement[bool] | None:
-    """A run's conversations in `statuses` or unjudged by `sources`; None when that is nothing."""
-    wanted = sorted(set(sources))
-    conditions: list[ColumnElement[bool]] = [ConversationRow.status.in_([str(s) for s in statuses])] if statuses else []
-    if wanted:
-        conditions.append(_unjudged(wanted))
-    return and_(ConversationRow.run_id == run_id, or_(*conditions)) if conditions else None
-
 
 def _first_line(exc: SQLAlchemyError) -> str:
     orig = getattr(exc, "orig", None)
     text = str(orig if orig is not None else exc).strip()
     return (text.splitlines() or [type(exc).__name__])[0]
-
-
-def _conversation_record(row: ConversationRow) -> ConversationRecord:
-    return ConversationRecord.model_validate(row, from_attributes=True)
 
 
 def _totals(events: Iterable[Event]) -> dict[str, Any]:
