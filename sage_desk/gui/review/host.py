@@ -1,5 +1,5 @@
-"""The Review screen as its helpers see it: the parts that list_reader.py, layout_state.py and
-compare.py read and call, written once here, so they need not import the screen that imports them.
+"""The Review screen as its helpers see it: the parts that list_reader.py, layout_state.py,
+compare.py and build.py read and call, written once here, so they need not import the screen that imports them.
 
 What Review shows and works on (the store, the run, conversation and verdict chosen, filters, the
 queue) is the Qt-free `ReviewSession` (core/review/session.py); this protocol names the widgets and
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QTimer, SignalInstance
-    from PySide6.QtWidgets import QDialog, QSplitter, QTableView, QWidget
+    from PySide6.QtWidgets import QDialog, QLabel, QSplitter, QTableView, QWidget
 
     from sage_desk.core.review.session import ReviewSession, Store
     from sage_desk.gui.common.workspace import Workspace
@@ -22,7 +22,11 @@ if TYPE_CHECKING:
     from sage_desk.gui.review.list_model import ConversationListModel
     from sage_desk.gui.review.override_panel import OverridePanel
     from sage_desk.gui.review.panes import PaneGroup
+    from sage_desk.gui.review.path_view import PathView
+    from sage_desk.gui.review.queue_bar import QueueBar
     from sage_desk.gui.review.queue_mode import QueueMode
+    from sage_desk.gui.review.slots import SlotsPanel
+    from sage_desk.gui.review.transcript import TimelineView, TranscriptView
 
 
 class ReviewHost(Protocol):
@@ -36,9 +40,19 @@ class ReviewHost(Protocol):
     list: QTableView
     list_model: ConversationListModel
     verdict_model: BlindVerdictModel
+    verdicts: QTableView
     override: OverridePanel
     queue: QueueMode
+    queue_bar: QueueBar
+    title: QLabel
+    subtitle: QLabel
+    slots: SlotsPanel
+    transcript: TranscriptView
+    timeline: TimelineView
+    route: PathView
     reading: PaneGroup
+    empty: QLabel
+    """Shown instead of the list and the conversation while the database holds no run."""
     splitters: dict[str, QSplitter]
     compare_dialog: QDialog | None
     """The last Compare dialog opened (compare.open_compare)."""

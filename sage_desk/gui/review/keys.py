@@ -57,6 +57,30 @@ SHORTCUTS = (
     Shortcut("help", ("?",), "Review Shortcuts", "? — this list"),
 )
 
+MENU = (
+    "next",
+    "previous",
+    "next_verdict",
+    "previous_verdict",
+    None,
+    "save",
+    "reason",
+    "clear",
+    None,
+    "search",
+    "failures",
+    "compare",
+    "toggle_list",
+    "refresh",
+    None,
+    "next_item",
+    None,
+    "help",
+)
+"""The main window's Review menu, by shortcut name (None: a separator)."""
+TOOLBAR = ("refresh", None, "compare", "help")
+"""The Review buttons of the main toolbar, by shortcut name (None: a separator)."""
+
 
 def make_actions(owner: QWidget, slots: dict[str, Callable[[], None]]) -> dict[str, QAction]:
     """One QAction per shortcut, live while focus is anywhere inside `owner` (text fields keep their keys)."""

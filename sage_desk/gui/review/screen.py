@@ -8,12 +8,12 @@ Overrides are written a conversation at a time through `Store.add_overrides` (ap
 nothing; the machine's value stays: override_loop.py), then `workspace.verdicts_changed(run_id)`
 tells the other screens. Keyboard first: see `keys.py`. Its other parts live beside it: reading a
 run into the list (list_reader.py), queues (queue_mode.py), what it keeps between sessions
-(layout_state.py), comparing two conversations (compare.py).
+(layout_state.py), comparing two conversations (compare.py), its widgets laid out (build.py),
+the conversation's titles and its graph once the run's domain is read (showing.py).
 """
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QSplitter,
     QTableView,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -35,10 +34,11 @@ from sage_desk.gui.common.screen import ScreenDefaults
 from sage_desk.gui.common.workspace import Workspace
 from sage_desk.gui.review.blind import NOTE as BLIND_NOTE
 from sage_desk.gui.review.blind import BlindVerdictModel
+from sage_desk.gui.review.build import EMPTY_TEXT, build, fit_list_to_screen, toggle_list
 from sage_desk.gui.review.compare import CompareDialog, open_compare
-from sage_desk.gui.review.detail import ConversationDetail, DetailLoader, RunReader
+from sage_desk.gui.review.detail import ConversationDetail, DetailLoader
 from sage_desk.gui.review.filter_bar import FilterBar
-from sage_desk.gui.review.keys import make_actions, shortcuts_dialog
+from sage_desk.gui.review.keys import MENU, TOOLBAR, make_actions, shortcuts_dialog
 from sage_desk.gui.review.layout_state import restore_layout, save_layout
 from sage_desk.gui.review.list_model import ConversationListModel
 from sage_desk.gui.review.list_reader import REFRESH_DELAY_MS, ListReader
@@ -50,33 +50,20 @@ from sage_desk.gui.review.path_view import PathView
 from sage_desk.gui.review.queue_bar import QueueBar
 from sage_desk.gui.review.queue_mode import QueueMode
 from sage_desk.gui.review.saving import SaveThread
-from sage_desk.gui.review.slots import SlotsPanel, imported_about
+from sage_desk.gui.review.showing import RunFollower, conversation_titles
+from sage_desk.gui.review.slots import SlotsPanel
 from sage_desk.gui.review.transcript import TimelineView, TranscriptView
-from sage_desk.gui.review.views import (
-    fit_list_columns,
-    fit_verdict_columns,
-    list_width,
-    setup_conversation_list,
-    setup_verdict_table,
-    titled,
-)
+from sage_desk.gui.review.views import fit_list_columns, fit_verdict_columns
 
-ROW_HEIGHT = 26
-READING_SPLIT_FROM = 600
-"""The transcript over the route from this height of the detail pane; all tabs below it."""
-DETAIL_WIDTH = 860
-"""What the conversation's side wants beside the list (a transcript of ~400 px and the verdicts): when the
-screen leaves it less, the list starts without its optional columns (Bucket, Conflict)."""
-EMPTY_TEXT = (
-    "No runs yet: start one in Runs or with `sage-desk run`, then review it here "
-    "(or look at the shipped sample runs: `sage-desk --db sample`)."
-)
+__all__ = ["EMPTY_TEXT", "ReviewScreen"]  # EMPTY_TEXT (build.py) is what tests look for on an empty database
 
 
 class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
     """Read conversations three ways at once, override verdicts from the keyboard, compare two."""
 
     message = Signal(str)
+    reading: PaneGroup  # laid out by build.py
+    empty: QLabel  # build.py: shown instead of the list while the database holds no run
 
     def __init__(
         self, store: Any = None, db_url: str | None = None, notifier: Any = None, parent=None, workspace: Workspace | None = None
@@ -90,7 +77,6 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         self.notifier = notifier
         self.session = ReviewSession()  # what is chosen, the queue and the store: Qt-free (core/review/session.py)
         self.loader: DetailLoader | None = None
-        self._run_reader: RunReader | None = None  # reading a run's domain for the conversation on show
         self.detail: ConversationDetail | None = None
         self.overrides: list[OverrideRecord] = []
         self._saving = False
@@ -126,87 +112,15 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_DELAY_MS)
         self._refresh_timer.timeout.connect(self._refresh_if_visible)
-        self._build()
+        build(self)  # build.py: the filters over the list beside the conversation
         self.actions_by_name = self._make_actions()
         self._connect()
         self.queue = QueueMode(self)
+        self.run_follower = RunFollower(self)  # showing.py: the graph follows once the run's domain is read
         if store is not None or self.workspace.is_open:
             self.open_store()
 
     # --- building ---------------------------------------------------------------------------
-
-    def _build(self) -> None:
-        self._build_list()
-        self._build_verdicts()
-        self.title.setObjectName("conversationTitle")
-        self.subtitle.setObjectName("conversationSub")
-        self.subtitle.setWordWrap(True)
-        self.title.setWordWrap(True)
-        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        # the verdicts get a full-height column (every verdict in view); the transcript shares its
-        # column with the tool calls (a tab: the calls are in the transcript too) and the route
-        self.reading = PaneGroup(
-            "reading",
-            Qt.Orientation.Vertical,
-            [
-                ("Transcript", titled("Transcript", self.transcript)),
-                ("Tool calls", titled("Tool calls", self.timeline)),
-                ("Route", self.route),
-            ],
-            [[0, 1], [2]],
-            [420, 300],
-            READING_SPLIT_FROM,
-        )
-        panes = self._split("panes", Qt.Orientation.Horizontal, [self.reading, self._verdict_box()], [460, 480])
-        detail = QWidget()
-        column = QVBoxLayout(detail)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(0)
-        column.addWidget(self.title)
-        column.addWidget(self.subtitle)
-        column.addWidget(self.slots)
-        column.addWidget(panes, 1)
-        main = self._split("main", Qt.Orientation.Horizontal, [self.list, detail], [list_width(self.list, every=True), 720])
-        main.setStretchFactor(0, 0)
-        main.setStretchFactor(1, 1)
-        main.setCollapsible(0, True)  # the list folds away (drag its edge, or L) to read one conversation wide
-        main.splitterMoved.connect(self._on_list_dragged)
-        self.empty = QLabel(EMPTY_TEXT)
-        self.empty.setObjectName("placeholderText")
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.hide()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(self.filters)
-        layout.addWidget(self.queue_bar)
-        layout.addWidget(self.empty, 1)
-        layout.addWidget(main, 1)
-
-    def _split(self, name: str, orientation: Qt.Orientation, widgets: list[QWidget], sizes: list[int]) -> QSplitter:
-        splitter = QSplitter(orientation)
-        splitter.setChildrenCollapsible(False)
-        for widget in widgets:
-            splitter.addWidget(widget)
-        splitter.setSizes(sizes)
-        self.splitters[name] = splitter
-        return splitter
-
-    def _build_list(self) -> None:
-        setup_conversation_list(self.list, self.list_model, ROW_HEIGHT)
-        self.list.installEventFilter(self)
-
-    def _build_verdicts(self) -> None:
-        setup_verdict_table(self.verdicts, self.verdict_model)
-        self.verdicts.installEventFilter(self)
-
-    def _verdict_box(self) -> QWidget:
-        box = titled("Verdicts", self.verdicts)
-        box.setToolTip("Rule verdicts and judge scores. Pick one to see its event and node; number keys set the human value.")
-        layout = box.layout()
-        assert layout is not None  # titled() lays the box out
-        layout.addWidget(self.override)
-        return box
 
     def _make_actions(self) -> dict[str, QAction]:
         slots = {
@@ -250,35 +164,12 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         profile_signals().changed.connect(self._on_reviewer_named)
 
     def menus(self) -> dict[str, list[QAction | None]]:
-        """The Review menu of the main window."""
-        a = self.actions_by_name
-        return {
-            "&Review": [
-                a["next"],
-                a["previous"],
-                a["next_verdict"],
-                a["previous_verdict"],
-                None,
-                a["save"],
-                a["reason"],
-                a["clear"],
-                None,
-                a["search"],
-                a["failures"],
-                a["compare"],
-                a["toggle_list"],
-                a["refresh"],
-                None,
-                a["next_item"],
-                None,
-                a["help"],
-            ]
-        }
+        """The Review menu of the main window (keys.MENU)."""
+        return {"&Review": [self.actions_by_name[name] if name else None for name in MENU]}
 
     def toolbar_actions(self) -> list[QAction | None]:
-        """Buttons for the main toolbar."""
-        a = self.actions_by_name
-        return [a["refresh"], None, a["compare"], a["help"]]
+        """Buttons for the main toolbar (keys.TOOLBAR)."""
+        return [self.actions_by_name[name] if name else None for name in TOOLBAR]
 
     # --- opening and reading ----------------------------------------------------------------
 
@@ -302,18 +193,7 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         return self
 
     def _fit_list_to_screen(self) -> None:
-        """The list as wide as its columns (its optional ones only when the conversation keeps
-        `DETAIL_WIDTH`), the rest to the conversation; a folded list stays folded."""
-        main = self.splitters["main"]
-        total = sum(main.sizes())
-        if total <= 0 or main.sizes()[0] == 0:
-            return
-        full = list_width(self.list, every=True)
-        width = full if total - full >= DETAIL_WIDTH else list_width(self.list, every=False)
-        main.setSizes([width, max(total - width, 400)])
-
-    def _on_list_dragged(self) -> None:
-        self._list_fits_screen = False  # the reviewer chose the list's width: it stays
+        fit_list_to_screen(self)
 
     @property
     def store(self) -> Store | None:
@@ -443,49 +323,7 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
                 return
             self._show_detail(detail)
             if detail.reading:  # the run's domain is read in a thread; the graph follows (no stall on a first look)
-                self._read_run(detail)
-
-    def _read_run(self, detail: ConversationDetail) -> None:
-        run_id = detail.record.run_id
-        if self._run_reader is not None and self._run_reader.run_id == run_id:
-            return
-        assert self.loader is not None
-        self._run_reader = RunReader(self.loader, run_id, detail.record.domain)
-        self._run_reader.ended.connect(self._on_run_read)
-        self._run_reader.start()
-
-    def _on_run_read(self, _outcome: object) -> None:
-        """A run's domain and suite are read: draw the graph, case and route of the conversation on show."""
-        reader = self.sender()
-        if self._run_reader is reader:
-            self._run_reader = None
-        shown = self.detail
-        if shown is None or not shown.reading or self.loader is None:
-            return
-        if not self.loader.has_read(shown.record.run_id):  # another run's reader: this one's is on its way
-            if self._run_reader is None:
-                self._read_run(shown)
-            return
-        try:
-            fresh = self.loader.load(shown.id)
-        except SageError as exc:
-            self._report("Could not read the conversation", exc)
-            return
-        # only what needed the domain: labels being keyed and the chosen verdict stay as they are
-        shown.bundle, shown.case, shown.trace, shown.problem, shown.note, shown.tool_kinds, shown.reading = (
-            fresh.bundle,
-            fresh.case,
-            fresh.trace,
-            fresh.problem,
-            fresh.note,
-            fresh.tool_kinds,
-            False,
-        )
-        self.transcript.show_events(shown.events, shown.tool_kinds)
-        self.timeline.show_events(shown.events, shown.tool_kinds)
-        self.route.show_route(shown.bundle.graph if shown.bundle else None, shown.trace, shown.problem, shown.note)
-        self.slots.show_detail(shown, self.store)
-        self.override.set_failure_modes(list(shown.bundle.domain.failure_modes) if shown.bundle is not None else [])
+                self.run_follower.read(detail)
 
     def _show_detail(self, detail: ConversationDetail | None) -> None:
         self.detail = detail
@@ -501,7 +339,9 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
             self.override.show_verdict(None, [])
             return
         self.overrides = self.queue.visible_overrides(detail.id, self.session.need_store().overrides(conversation_id=detail.id))
-        self._set_titles(detail)
+        title, subtitle = conversation_titles(detail, self.list_model.agent_names)
+        self.title.setText(title)
+        self.subtitle.setText(subtitle)
         self.transcript.show_events(detail.events, detail.tool_kinds)
         self.timeline.show_events(detail.events, detail.tool_kinds)
         self.verdict_model.set_verdicts(detail.verdicts)
@@ -510,29 +350,6 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
         self.override.set_pending_count(0)
         self.queue.show_item()
         self.conversation_shown()  # override_loop.py: the domain's tags, values a failed save left
-
-    def _set_titles(self, detail: ConversationDetail) -> None:
-        r = detail.record
-        ending = (r.termination or r.status.value).replace("_", " ")
-        agent = escape(self.list_model.agent_names.get(r.agent, r.agent))  # its display name (the spec is in the list's tooltip)
-        self.title.setText(f"<b>{r.case_id}</b> · {agent} · repeat {r.repeat} · <span style='color:#64748b'>{r.id}</span>")
-        if r.source_id is not None:  # imported: the log's own id is what a reviewer knows it by
-            # an import that names no agent calls it 'imported': said once ('task13-t3 · imported · imported' before)
-            named = f" · {agent}" if r.agent != "imported" else ""
-            self.title.setText(f"<b>{escape(r.source_id)}</b>{named} · imported · <span style='color:#64748b'>{r.id}</span>")
-        case = detail.case
-        about = [
-            f"{(r.bucket or '?').replace('_', ' ')}",
-            f"{r.conflict or '?'} conflict",
-            f"ended: {ending}",
-            f"{r.turns} turns",
-        ]
-        if case is not None:
-            about.insert(0, f"“{case.title or case.subject}”")
-            if case.tactics:
-                about.append("tactics: " + ", ".join(case.tactics))
-            about.append(f"expected: {case.expected.outcome}")
-        self.subtitle.setText(" · ".join(about) if r.source_id is None else imported_about(detail))
 
     def _sticky_row(self) -> int:
         if self.session.verdict_key is not None:
@@ -608,14 +425,7 @@ class ReviewScreen(OverrideLoop, ScreenDefaults, QWidget):
 
     def toggle_list(self) -> None:
         """Fold the conversation list away (the detail gets the width) or bring it back."""
-        main = self.splitters["main"]
-        sizes = main.sizes()
-        if sizes[0] > 0:
-            self._list_width = sizes[0]
-            main.setSizes([0, sizes[0] + sizes[1]])
-        else:
-            width = getattr(self, "_list_width", list_width(self.list, every=False))
-            main.setSizes([width, max(sizes[1] - width, 0)])
+        toggle_list(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt API
         if event.type() == QEvent.Type.Resize and watched is self.verdicts:
