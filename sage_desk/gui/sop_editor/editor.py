@@ -7,7 +7,6 @@ enumeration run in core a moment after the last edit, so typing and dragging sta
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
@@ -43,6 +42,7 @@ from sage_desk.gui.common.errors import ErrorNotifier
 from sage_desk.gui.common.graph.items import EdgeItem, NodeItem
 from sage_desk.gui.common.graph.scene import GraphScene
 from sage_desk.gui.common.screen import ScreenDefaults
+from sage_desk.gui.sop_editor.actions import build_actions, menus_of, toolbar_of
 from sage_desk.gui.sop_editor.commands import (
     AddEdgeCommand,
     AddNodeCommand,
@@ -137,14 +137,6 @@ class SopEditor(ScreenDefaults, QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.main_split)
 
-    def _action(self, text: str, slot, shortcuts: Sequence[QKeySequence | str] = (), tip: str = "") -> QAction:
-        action = QAction(text, self)
-        action.setShortcuts([QKeySequence(s) for s in shortcuts])
-        action.setStatusTip(tip or text)
-        action.triggered.connect(slot)
-        self.addAction(action)
-        return action
-
     def _on_undo_text(self, step: str) -> None:
         self._name_step(self._step_actions["Undo"], "Undo", step)
 
@@ -170,32 +162,7 @@ class SopEditor(ScreenDefaults, QWidget):
         self.undo_stack.redoTextChanged.connect(self._on_redo_text)
         self._name_step(undo, "Undo", "")
         self._name_step(redo, "Redo", "")
-        return {
-            "new": self._action("New Graph", self.new_file, ["Ctrl+N"], "Start an empty graph"),
-            "open": self._action("Open…", self.open_dialog, ["Ctrl+O"], "Open a sop.yaml file"),
-            "import_prose": self._action(
-                "Import from Prose…", self.import_prose, [], "Draft a graph from a written SOP with a model"
-            ),
-            "save": self._action("Save", self.save, ["Ctrl+S"], "Save the graph"),
-            "save_as": self._action("Save As…", self.save_as, ["Ctrl+Shift+S"], "Save the graph to another file"),
-            "undo": undo,
-            "redo": redo,
-            "cut": self._action("Cut", self.cut, ["Ctrl+X"]),
-            "copy": self._action("Copy", self.copy, ["Ctrl+C"], "Copy the selected nodes"),
-            "paste": self._action("Paste", self.paste, ["Ctrl+V"], "Paste nodes"),
-            "delete": self._action("Delete", self.delete_selection, ["Delete", "Backspace"], "Delete the selection"),
-            "select_all": self._action("Select All", self.select_all, ["Ctrl+A"]),
-            "fit": self._action("Fit to View", self.view.fit, ["F"], "Show the whole graph"),
-            "zoom_in": self._action("Zoom In", lambda: self.view.zoom_by(1.25), ["Ctrl+=", "Ctrl++"]),
-            "zoom_out": self._action("Zoom Out", lambda: self.view.zoom_by(0.8), ["Ctrl+-"]),
-            "zoom_reset": self._action("Actual Size", self._reset_zoom, ["Ctrl+0"]),
-            "layout": self._action("Auto-Layout", self.auto_layout, ["Ctrl+L"], "Arrange the graph top-down"),
-            "fold": self._action("Fold Branch", self.fold_selected, ["Ctrl+["], "Hide what only the selected decision leads to"),
-            "unfold": self._action(
-                "Unfold Branch", self.unfold_selected, ["Ctrl+]"], "Show the selected decision's branch again"
-            ),
-            "unfold_all": self._action("Unfold All", self.unfold_all, ["Ctrl+Shift+]"], "Show every folded branch"),
-        }
+        return build_actions(self, undo, redo)  # the rest, with the menus and toolbar: actions.py
 
     def fold_selected(self) -> None:
         """Fold the selected decisions' branches (Ctrl+[)."""
@@ -216,28 +183,11 @@ class SopEditor(ScreenDefaults, QWidget):
 
     def menus(self) -> dict[str, list[QAction | None]]:
         """Menu name -> actions (None: a separator), for the main window's menu bar."""
-        a = self.actions_by_name
-        return {
-            "&File": [a["new"], a["open"], a["import_prose"], None, a["save"], a["save_as"]],
-            "&Edit": [a["undo"], a["redo"], None, a["cut"], a["copy"], a["paste"], a["delete"], None, a["select_all"]],
-            "&View": [
-                a["fit"],
-                a["zoom_in"],
-                a["zoom_out"],
-                a["zoom_reset"],
-                None,
-                a["layout"],
-                None,
-                a["fold"],
-                a["unfold"],
-                a["unfold_all"],
-            ],
-        }
+        return menus_of(self.actions_by_name)
 
     def toolbar_actions(self) -> list[QAction | None]:
         """The actions worth a toolbar button."""
-        a = self.actions_by_name
-        return [a["open"], a["save"], None, a["undo"], a["redo"], None, a["delete"], None, a["fit"], a["layout"]]
+        return toolbar_of(self.actions_by_name)
 
     def _connect(self) -> None:
         self.scene.node_dropped.connect(self._on_node_dropped)
@@ -395,9 +345,6 @@ class SopEditor(ScreenDefaults, QWidget):
         self.scene.highlight_path(node_ids)
         if node_ids:
             self.view.show_nodes(node_ids)
-
-    def _reset_zoom(self) -> None:
-        self.view.resetTransform()
 
     # --- clipboard --------------------------------------------------------------------------
 
