@@ -21,15 +21,14 @@ conversations as they finish and a kill loses at most the last batch. Without a 
 a `post` hook bound to a store (rather than a `post_factory`), the runner writes straight into
 the store, since such a hook's own writes would bypass a batch and land out of order.
 
-What a run plays (`RunSpec`, its cases, seeds and API-key check) is engine/runspec.py; the names
-stay importable from here, where most callers take them.
+What a run plays (`RunSpec`, its cases, seeds and API-key check) is engine/runspec.py (the names
+stay importable from here, where most callers take them); the lanes' machinery is engine/lanes.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import os
 import time
@@ -45,6 +44,7 @@ from sage_desk.core.domain.loader import DomainBundle, load_domain
 from sage_desk.core.engine.claims import claim_batch, claimed_rows
 from sage_desk.core.engine.conversation import Outcome, run_conversation
 from sage_desk.core.engine.heartbeat import Heartbeat
+from sage_desk.core.engine.lanes import fewer_collections, stop_writing, taker
 from sage_desk.core.engine.ports import DirectRecorder, PlayRow, RunRecorder, RunStore, StoreLink
 from sage_desk.core.engine.runspec import PROVIDER_DEFAULT as PROVIDER_DEFAULT  # the app's form reads it here
 from sage_desk.core.engine.runspec import RunSpec, check_keys, conversation_seed, load_cases
@@ -87,25 +87,6 @@ class Progress:
 
 PostHook = Callable[[str, Case, DomainBundle, Outcome], Awaitable[None]]
 PostFactory = Callable[[Any], PostHook]  # store -> hook; picklable, for worker processes
-
-
-GC_THRESHOLDS = (20_000, 50, 1000)
-"""The cyclic collector's thresholds while a run plays (Python's default: 700, 10, 10)."""
-
-
-@contextlib.contextmanager
-def fewer_collections() -> Iterator[None]:
-    """Collect cyclic garbage less often while conversations play. Every completion allocates a few
-    hundred short-lived objects (events, messages, replies), so with the default thresholds the
-    collector ran 850 times in a 1,000-conversation LLM run and took 0.1 ms of the harness's
-    0.8 ms of CPU per completion (benchmarks/bench_harness.py at concurrency 256); a first
-    generation of 20,000 objects costs a few MB at most. The thresholds come back afterwards."""
-    before = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLDS)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 def shard_of(conversation_id: str, shares: int) -> int:
@@ -418,7 +399,7 @@ class Runner:
 
         flusher = asyncio.ensure_future(recorder.flush_every())
         flusher.add_done_callback(self._stop_if_failed)
-        take = _taker(rows)
+        take = taker(rows)
         failures: list[BaseException] = []
 
         async def lane() -> None:
@@ -442,32 +423,10 @@ class Runner:
                 results = await asyncio.gather(*self._tasks, return_exceptions=True)
         finally:
             self._tasks = []
-            await self._stop_writing(flusher, recorder)
+            await stop_writing(flusher, recorder, self.store)
         for result in [*failures, *results]:
             if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                 raise result
-
-    async def _stop_writing(self, flusher: asyncio.Future, writer: RunRecorder) -> None:
-        """Stop the periodic flushes and write what is left; a store that refused writes is one plain RunError."""
-        writer.stop_flushing()
-        failures: list[Exception] = []
-        try:
-            await flusher  # lets a write on its way finish; re-raises what stopped the writes, if anything did
-        except Exception as exc:  # reported below, once
-            failures.append(exc)
-        try:
-            writer.close()
-        except Exception as exc:  # reported below, once
-            failures.append(exc)
-        if failures:
-            first = failures[0]
-            orig = getattr(first, "orig", None)  # a database error's own words, without the SQL and its parameters
-            log.warning("the run's writes failed: %s", first)
-            reason = (str(orig if orig is not None else first).strip().splitlines() or [type(first).__name__])[0][:200]
-            raise RunError(
-                f"the run could not be recorded in {self.store} ({type(first).__name__}: {reason}); "
-                "what was recorded is kept: finish the run with --resume"
-            ) from first
 
     def _stop_if_failed(self, flusher: asyncio.Future) -> None:
         """The store refused the run's writes for good: stop playing conversations nobody can record."""
@@ -556,22 +515,3 @@ class Runner:
     def _report(self) -> None:
         if self.on_progress is not None and self.progress is not None:
             self.on_progress(self.progress)
-
-
-def _taker(rows: Iterable[PlayRow] | AsyncIterator[PlayRow]) -> Callable[[], Awaitable[PlayRow | None]]:
-    """One `take()` for every lane: the next row, or None at the end; an async source (claims) is read
-    by one lane at a time."""
-    if isinstance(rows, AsyncIterator):
-        source, lock = rows, asyncio.Lock()
-
-        async def take_async() -> PlayRow | None:
-            async with lock:
-                return await anext(source, None)
-
-        return take_async
-    pending = iter(rows)
-
-    async def take() -> PlayRow | None:
-        return next(pending, None)
-
-    return take
