@@ -217,6 +217,7 @@ def _wait_for_readers() -> None:
 
 
 atexit.register(_wait_for_readers)
+_QUIT_HOOKED = False
 
 
 class RunReader(AsyncThread):
@@ -226,11 +227,17 @@ class RunReader(AsyncThread):
     def __init__(self, loader: DetailLoader, run_id: str, domain: str, parent: QObject | None = None):
         super().__init__(parent)
         self.loader, self.run_id, self.domain = loader, run_id, domain
-        _READING.add(self)  # kept alive here, not by a screen that may close first, until it ends
-        self.finished.connect(lambda: _READING.discard(self))
+        # Kept alive here, not by a screen that may close first. Readers that have ended are let go here,
+        # on the GUI thread and outside their own signals: dropping the last reference from the reader's
+        # own `finished` (emitted in its thread, before the thread is over) let a garbage collection on
+        # the GUI thread delete a QThread still running, a segfault seen under load.
+        _READING.difference_update([r for r in _READING if r.isFinished()])
+        _READING.add(self)
+        global _QUIT_HOOKED
         app = QCoreApplication.instance()
-        if app is not None:
-            app.aboutToQuit.connect(self.wait)
+        if app is not None and not _QUIT_HOOKED:
+            app.aboutToQuit.connect(_wait_for_readers)
+            _QUIT_HOOKED = True
 
     async def work(self) -> str:
         self.loader.read_run(self.run_id, self.domain)
